@@ -1,0 +1,122 @@
+# dist-train top-level Makefile (GNU make). `make` on a fresh clone runs
+# autoreconf + configure itself; re-run ./configure to change options.
+#
+#   make                 library, SPANK plugin, tools
+#   make check           unit tests (GoogleTest)
+#   make check-sanitize  unit tests under ASan+UBSan (build-asan/)
+#   make install         honours prefix= (at configure) and DESTDIR=
+#   make format          clang-format every C++ file
+
+BUILD ?= build
+SANITIZE ?=
+WERROR ?=
+
+all:
+
+include config.mk
+
+config.mk: | configure
+	./configure
+configure: configure.ac $(wildcard config/*.m4)
+	autoreconf -fi
+
+OPT ?= -O2
+ifeq ($(SANITIZE),1)
+OPT := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SAN_LDFLAGS := -fsanitize=address,undefined
+endif
+WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wformat=2
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+HARDEN := -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+CXXFLAGS ?= -g
+ALL_CXXFLAGS := -std=c++17 $(OPT) $(CXXFLAGS) $(WARNINGS) $(HARDEN) -Iinclude -Ilib \
+    $(SLURM_CPPFLAGS) -DDT_VERSION='"$(PACKAGE_VERSION)"' -MMD -MP
+LINK_HARDEN := -Wl,-z,relro,-z,now,-z,noexecstack
+
+LIB_SRCS := $(filter-out %_test.cc,$(wildcard lib/*.cc))
+SPANK_SRCS := $(filter-out %_test.cc,$(wildcard spank/*.cc))
+TEST_SRCS := $(wildcard lib/*_test.cc spank/*_test.cc)
+LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
+SPANK_OBJS := $(SPANK_SRCS:%.cc=$(BUILD)/%.o)
+TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/%.o)
+
+SONAME := libdist-train.so.0
+LIB_A := $(BUILD)/libdist-train.a
+LIB_SO := $(BUILD)/$(SONAME)
+PLUGIN := $(BUILD)/spank/spank_dist_train.so
+UNIT := $(BUILD)/tests/unit_tests
+
+all: $(LIB_A) $(LIB_SO) $(PLUGIN)
+
+$(BUILD)/%.o: %.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS)
+	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS)
+	ln -sf $(SONAME) $(BUILD)/libdist-train.so
+
+# The plugin resolves slurm_* / spank_* from the process that loads it
+# (srun, sbatch, slurmstepd); the version script exports only the SPANK
+# entry points so none of our or libstdc++'s symbols leak into slurmstepd.
+$(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
+	@mkdir -p $(dir $@)
+	$(CXX) -shared $(LINK_HARDEN) -Wl,--version-script=spank/spank_dist_train.lds \
+	    -o $@.tmp $(SPANK_OBJS) $(LIB_A)
+	mv -f $@.tmp $@
+
+$(UNIT): $(TEST_OBJS) $(LIB_A)
+ifneq ($(HAVE_GTEST),yes)
+	@echo "GoogleTest not found at configure time: install libgtest-dev and re-run ./configure" >&2; exit 1
+endif
+	@mkdir -p $(dir $@)
+	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) -lpthread
+
+$(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS)
+
+check: $(UNIT)
+	$(UNIT) $(GTEST_ARGS)
+
+check-sanitize:
+	$(MAKE) BUILD=build-asan SANITIZE=1 WERROR=$(WERROR) check
+
+# ---- install -------------------------------------------------------------
+INSTALL ?= install
+PLUGSTACK_SNIPPET := $(BUILD)/dist-train.conf
+
+$(PLUGSTACK_SNIPPET): config.mk
+	@mkdir -p $(dir $@)
+	echo "required $(SLURM_PLUGINDIR)/spank_dist_train.so" > $@
+
+install: all $(PLUGSTACK_SNIPPET) dist-train.pc
+	$(INSTALL) -d $(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(libdir)/pkgconfig \
+	    $(DESTDIR)$(includedir)/dist_train $(DESTDIR)$(sysconfdir)/slurm/plugstack.conf.d \
+	    $(DESTDIR)$(bindir) $(DESTDIR)$(docdir)
+	$(INSTALL) -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so.new
+	mv -f $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so.new $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so
+	$(INSTALL) -m 0644 $(PLUGSTACK_SNIPPET) $(DESTDIR)$(sysconfdir)/slurm/plugstack.conf.d/dist-train.conf
+	$(INSTALL) -m 0644 include/dist_train/*.h $(DESTDIR)$(includedir)/dist_train/
+	$(INSTALL) -m 0644 $(LIB_A) $(DESTDIR)$(libdir)/
+	$(INSTALL) -m 0755 $(LIB_SO) $(DESTDIR)$(libdir)/
+	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libdist-train.so
+	$(INSTALL) -m 0644 dist-train.pc $(DESTDIR)$(libdir)/pkgconfig/
+	$(INSTALL) -m 0644 docs/*.md $(DESTDIR)$(docdir)/
+
+format:
+	clang-format -i $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc)
+
+clean:
+	rm -rf build build-asan
+
+distclean: clean
+	rm -rf config.mk config.status config.log dist-train.pc configure aclocal.m4 autom4te.cache
+
+.PHONY: all check check-sanitize install format clean distclean
+
+-include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

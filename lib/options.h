@@ -1,0 +1,80 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The two configuration inputs of the SPANK plugin, each parsed by a pure
+// function with exact, tested error messages:
+//   - JobOptions: the user's `--dist-train[=WORD,WORD...]`;
+//   - PluginConfig: the admin's plugstack.conf arguments (key=value).
+// Precedence (applied by the plugin): --dist-train words > plugstack
+// defaults > built-in defaults below.
+
+#ifndef DIST_TRAIN_LIB_OPTIONS_H_
+#define DIST_TRAIN_LIB_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "dist_train/status.h"
+
+namespace dist_train {
+
+// How Slurm tasks map to training workers.
+enum class Mode {
+  kTask,  // each Slurm task is one worker (RANK, WORLD_SIZE, ...)
+  kNode,  // one task per node runs a launcher (NNODES, NODE_RANK, PET_*)
+};
+
+// How MASTER_ADDR is spelled.
+enum class AddrPolicy {
+  kHostname,  // the first node's Slurm NodeName (+ master_addr_suffix)
+  kNodeAddr,  // the first node's Slurm NodeAddr (looked up via libslurm)
+};
+
+// Admin defaults from plugstack.conf, e.g.
+//   required spank_dist_train.so port_range=20000-32767 mode=task
+struct PluginConfig {
+  // Ports for MASTER_PORT when the step has no SLURM_STEP_RESV_PORTS.
+  // Keep it outside the kernel's ephemeral range (32768-60999 by default).
+  uint16_t port_min = 20000;
+  uint16_t port_max = 32767;
+  // Mode when --dist-train gives none.
+  Mode default_mode = Mode::kTask;
+  AddrPolicy master_addr = AddrPolicy::kHostname;
+  // Appended to the hostname for MASTER_ADDR (e.g. "-ib"); hostname policy
+  // only.
+  std::string master_addr_suffix;
+  // Print the per-task wiring line to the job's stderr by default.
+  bool verbose = false;
+  // Set OMP_NUM_THREADS = CPUs per task (task mode) unless the user did.
+  bool omp_num_threads = true;
+  // Carry `#SBATCH --dist-train` / `salloc --dist-train` to every srun of
+  // the job (via Slurm's SLURM_SPANK_* option variable).
+  bool carry_to_steps = true;
+};
+
+// Parses plugstack.conf arguments. Unknown keys and bad values are errors;
+// `out` is untouched on error.
+Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out);
+
+// The user's --dist-train words. Unset optionals mean "use the default".
+struct JobOptions {
+  bool enabled = true;             // false for --dist-train=off
+  std::optional<Mode> mode;        // mode=task|node
+  std::optional<uint32_t> nproc;   // nproc=N (node mode); unset = auto
+  std::optional<bool> verbose;     // verbose / quiet
+};
+
+// Parses the value of --dist-train. NULL, "" and "(null)" (how Slurm hands
+// over a flag without value, depending on the path) mean "on".
+Status ParseJobOptions(const char* text, JobOptions* out);
+
+// Canonical spelling of `options` ("on" when all defaults), re-parseable by
+// ParseJobOptions.
+std::string FormatJobOptions(const JobOptions& options);
+
+const char* ModeName(Mode mode);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_OPTIONS_H_

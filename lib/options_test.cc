@@ -1,0 +1,176 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace dist_train {
+namespace {
+
+TEST(JobOptionsTest, FlagWithoutValueMeansOnInEveryForm) {
+  for (const char* text : {static_cast<const char*>(nullptr), "", "(null)", "on"}) {
+    JobOptions opts;
+    opts.enabled = false;
+    ASSERT_TRUE(ParseJobOptions(text, &opts).ok()) << (text ? text : "NULL");
+    EXPECT_TRUE(opts.enabled);
+    EXPECT_FALSE(opts.mode.has_value());
+    EXPECT_EQ(FormatJobOptions(opts), "on");
+  }
+}
+
+TEST(JobOptionsTest, ParsesAllWords) {
+  JobOptions opts;
+  ASSERT_TRUE(ParseJobOptions("mode=node,nproc=8,verbose", &opts).ok());
+  EXPECT_TRUE(opts.enabled);
+  EXPECT_EQ(opts.mode, Mode::kNode);
+  EXPECT_EQ(opts.nproc, 8u);
+  EXPECT_EQ(opts.verbose, true);
+  EXPECT_EQ(FormatJobOptions(opts), "mode=node,nproc=8,verbose");
+
+  ASSERT_TRUE(ParseJobOptions("quiet,mode=task,nproc=auto", &opts).ok());
+  EXPECT_EQ(opts.mode, Mode::kTask);
+  EXPECT_FALSE(opts.nproc.has_value());
+  EXPECT_EQ(opts.verbose, false);
+
+  ASSERT_TRUE(ParseJobOptions("off", &opts).ok());
+  EXPECT_FALSE(opts.enabled);
+  EXPECT_EQ(FormatJobOptions(opts), "off");
+}
+
+TEST(JobOptionsTest, FormatRoundTrips) {
+  for (const char* text : {"on", "off", "mode=node", "nproc=3,quiet",
+                           "mode=task,nproc=1,verbose"}) {
+    JobOptions a, b;
+    ASSERT_TRUE(ParseJobOptions(text, &a).ok()) << text;
+    ASSERT_TRUE(ParseJobOptions(FormatJobOptions(a).c_str(), &b).ok());
+    EXPECT_EQ(FormatJobOptions(a), FormatJobOptions(b)) << text;
+  }
+}
+
+struct ErrorCase {
+  const char* input;
+  const char* message;
+};
+
+TEST(JobOptionsTest, EveryErrorMessageExactly) {
+  const std::vector<ErrorCase> cases = {
+      {"mdoe=task",
+       "--dist-train: unknown word 'mdoe=task' (did you mean 'mode'?); valid "
+       "words: on, off, mode=task|node, nproc=N|auto, verbose, quiet"},
+      {"banana",
+       "--dist-train: unknown word 'banana'; valid words: on, off, "
+       "mode=task|node, nproc=N|auto, verbose, quiet"},
+      {"verbos",
+       "--dist-train: unknown word 'verbos' (did you mean 'verbose'?); valid "
+       "words: on, off, mode=task|node, nproc=N|auto, verbose, quiet"},
+      {"mode=gpu",
+       "--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"},
+      {"mode=",
+       "--dist-train: bad value '' for 'mode'; valid values: task or node"},
+      {"nproc=0",
+       "--dist-train: bad value '0' for 'nproc'; valid values: a number from "
+       "1 to 1024 or auto"},
+      {"nproc=8x",
+       "--dist-train: bad value '8x' for 'nproc'; valid values: a number "
+       "from 1 to 1024 or auto"},
+      {"mode", "--dist-train: 'mode' needs a value, e.g. mode=node"},
+      {"nproc", "--dist-train: 'nproc' needs a value, e.g. nproc=8"},
+      {"mode=task,mode=node", "--dist-train: 'mode' given twice"},
+      {"verbose,quiet", "--dist-train: 'verbose/quiet' given twice"},
+      {"quiet,quiet", "--dist-train: 'verbose/quiet' given twice"},
+      {"verbose,,mode=task", "--dist-train: empty word in 'verbose,,mode=task'"},
+      {",", "--dist-train: empty word in ','"},
+      {"off,verbose",
+       "--dist-train: 'off' cannot be combined with other words in "
+       "'off,verbose'"},
+  };
+  for (const ErrorCase& c : cases) {
+    JobOptions opts;
+    opts.mode = Mode::kNode;
+    Status s = ParseJobOptions(c.input, &opts);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.input;
+    EXPECT_EQ(s.message(), c.message) << c.input;
+    EXPECT_EQ(opts.mode, Mode::kNode) << "output changed on error: " << c.input;
+  }
+}
+
+Status ParseArgs(std::vector<const char*> args, PluginConfig* cfg) {
+  return ParsePluginConfig(static_cast<int>(args.size()), args.data(), cfg);
+}
+
+TEST(PluginConfigTest, DefaultsWithoutArguments) {
+  PluginConfig cfg;
+  ASSERT_TRUE(ParseArgs({}, &cfg).ok());
+  EXPECT_EQ(cfg.port_min, 20000);
+  EXPECT_EQ(cfg.port_max, 32767);
+  EXPECT_EQ(cfg.default_mode, Mode::kTask);
+  EXPECT_EQ(cfg.master_addr, AddrPolicy::kHostname);
+  EXPECT_EQ(cfg.master_addr_suffix, "");
+  EXPECT_FALSE(cfg.verbose);
+  EXPECT_TRUE(cfg.omp_num_threads);
+  EXPECT_TRUE(cfg.carry_to_steps);
+}
+
+TEST(PluginConfigTest, ParsesEveryKey) {
+  PluginConfig cfg;
+  ASSERT_TRUE(ParseArgs({"port_range=61000-65535", "mode=node",
+                         "master_addr=hostname", "master_addr_suffix=-ib",
+                         "verbose=yes", "omp_num_threads=no",
+                         "carry_to_steps=0"},
+                        &cfg)
+                  .ok());
+  EXPECT_EQ(cfg.port_min, 61000);
+  EXPECT_EQ(cfg.port_max, 65535);
+  EXPECT_EQ(cfg.default_mode, Mode::kNode);
+  EXPECT_EQ(cfg.master_addr_suffix, "-ib");
+  EXPECT_TRUE(cfg.verbose);
+  EXPECT_FALSE(cfg.omp_num_threads);
+  EXPECT_FALSE(cfg.carry_to_steps);
+  ASSERT_TRUE(ParseArgs({"master_addr=nodeaddr"}, &cfg).ok());
+  EXPECT_EQ(cfg.master_addr, AddrPolicy::kNodeAddr);
+}
+
+TEST(PluginConfigTest, EveryErrorMessageExactly) {
+  const std::string p = "plugstack.conf: dist-train: argument ";
+  const std::vector<ErrorCase> cases = {
+      {"prot_range=1-2",
+       "'prot_range=1-2': unknown key 'prot_range' (did you mean "
+       "'port_range'?); valid keys: port_range, mode, master_addr, "
+       "master_addr_suffix, verbose, omp_num_threads or carry_to_steps"},
+      {"verbose", "'verbose': expected key=value"},
+      {"=5", "'=5': expected key=value"},
+      {"port_range=30000", "'port_range=30000': expected MIN-MAX with 1024 <= "
+                           "MIN <= MAX <= 65535"},
+      {"port_range=500-600", "'port_range=500-600': expected MIN-MAX with "
+                             "1024 <= MIN <= MAX <= 65535"},
+      {"port_range=3000-2000", "'port_range=3000-2000': expected MIN-MAX with "
+                               "1024 <= MIN <= MAX <= 65535"},
+      {"port_range=20000-20010",
+       "'port_range=20000-20010': range holds 11 ports; at least 64 needed"},
+      {"mode=gpu", "'mode=gpu': expected task or node"},
+      {"master_addr=ip", "'master_addr=ip': expected hostname or nodeaddr"},
+      {"master_addr_suffix=a b",
+       "'master_addr_suffix=a b': expected 1-63 characters of A-Z a-z 0-9 . -"},
+      {"master_addr_suffix=",
+       "'master_addr_suffix=': expected 1-63 characters of A-Z a-z 0-9 . -"},
+      {"verbose=maybe", "'verbose=maybe': expected yes or no"},
+      {"omp_num_threads=", "'omp_num_threads=': expected yes or no"},
+  };
+  for (const ErrorCase& c : cases) {
+    PluginConfig cfg;
+    cfg.port_min = 1234;
+    Status s = ParseArgs({"mode=task", c.input}, &cfg);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.input;
+    EXPECT_EQ(s.message(), p + c.message) << c.input;
+    EXPECT_EQ(cfg.port_min, 1234) << "output changed on error: " << c.input;
+  }
+  PluginConfig cfg;
+  EXPECT_EQ(ParseArgs({"master_addr=nodeaddr", "master_addr_suffix=-ib"}, &cfg)
+                .message(),
+            "plugstack.conf: dist-train: master_addr_suffix applies to "
+            "master_addr=hostname only, not nodeaddr");
+}
+
+}  // namespace
+}  // namespace dist_train

@@ -1,0 +1,20 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// Submit side: sbatch/salloc (allocator context) and srun (local context).
+// The option was already validated by its callback, so a wrong word has
+// made the command fail before any node sees it.
+
+#ifndef DIST_TRAIN_SPANK_SUBMIT_H_
+#define DIST_TRAIN_SPANK_SUBMIT_H_
+
+#include "spank_api.h"
+
+namespace dist_train {
+
+// Carries the option to every srun of the job (allocator only) and makes
+// sure the job has a DT_JOB_TOKEN. Returns 0 or -1 (command fails).
+int SubmitPostOpt(spank_t sp, bool allocator);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_SPANK_SUBMIT_H_
