@@ -81,7 +81,8 @@ endif
 $(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS)
 
 check: $(UNIT)
-	$(UNIT) $(GTEST_ARGS)
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1 $(UNIT) $(GTEST_ARGS)
 
 check-sanitize:
 	$(MAKE) BUILD=build-asan SANITIZE=1 WERROR=$(WERROR) check

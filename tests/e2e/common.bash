@@ -1,0 +1,73 @@
+# Shared helpers for the end-to-end tests: real sbatch/srun on the local
+# cluster (slurm-docker-cluster/local-cluster), jobs submitted by an
+# unprivileged user.
+# shellcheck shell=bash
+
+DT_REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+DT_USER=${DT_TEST_USER:-dttest}
+
+require_cluster() {
+  [[ $(id -u) == 0 ]] ||
+    skip "needs root to submit as the unprivileged user $DT_USER (CI runs as root)"
+  if [[ -z ${SLURM_CONF:-} ]] || ! scontrol ping >/dev/null 2>&1; then
+    skip "no local cluster is up (scripts/run-tests starts one)"
+  fi
+  id "$DT_USER" >/dev/null 2>&1 || skip "user $DT_USER does not exist"
+}
+
+# A fresh output folder the job user owns, with the task helpers in it.
+make_outdir() {
+  OUT=$(mktemp -d /tmp/dt-e2e.XXXXXX)
+  cp "$DT_REPO"/tests/e2e/*.py "$OUT"/
+  chown -R "$DT_USER" "$OUT"
+  chmod 755 "$OUT"
+}
+
+as_user() {
+  runuser -u "$DT_USER" -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@"
+}
+
+# write_script NAME <<'EOF' ... EOF: a job script in $OUT, owned by the user.
+write_script() {
+  cat >"$OUT/$1"
+  chown "$DT_USER" "$OUT/$1"
+}
+
+# Waits (polling every 0.1 s, at most $2 s) until job $1 has ended; prints
+# its final state and sets JOB_EXIT to the job's exit code.
+wait_job() {
+  local job=$1 deadline=$((SECONDS + ${2:-120})) info state
+  while ((SECONDS < deadline)); do
+    info=$(scontrol -o show job "$job" 2>/dev/null) || true
+    state=$(sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p' <<<"$info")
+    case $state in
+      COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
+        JOB_EXIT=$(sed -n 's/.* ExitCode=\([0-9]*\):.*/\1/p' <<<"$info")
+        echo "$state"
+        return 0
+        ;;
+    esac
+    sleep 0.1
+  done
+  echo "TIMEOUT_WAITING"
+  scontrol show job "$job" >&2 || true
+  return 1
+}
+
+# run_job [sbatch args...] SCRIPT: submits as the user from $OUT, waits,
+# sets JOB (id), JOB_STATE, JOB_EXIT and prints the job's output on failure.
+run_job() {
+  JOB=$(cd "$OUT" && as_user sbatch --parsable --chdir="$OUT" -o "$OUT/slurm-%j.out" "$@")
+  JOB=${JOB%%;*}
+  JOB_STATE=$(wait_job "$JOB")
+  if [[ $JOB_STATE != COMPLETED ]]; then
+    echo "job $JOB ended $JOB_STATE (exit $JOB_EXIT):" >&2
+    cat "$OUT/slurm-$JOB.out" >&2 || true
+  fi
+}
+
+no_node_drained() {
+  local bad
+  bad=$(sinfo -h -N -o '%N %T' | grep -Ev ' (idle|mixed|allocated|completing)$' || true)
+  [[ -z $bad ]] || { echo "nodes not healthy: $bad" >&2; return 1; }
+}

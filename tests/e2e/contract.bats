@@ -1,0 +1,149 @@
+#!/usr/bin/env bats
+# The env contract end to end: real sbatch/srun on the local cluster,
+# submitted by an unprivileged user, `#SBATCH --dist-train` + bare `srun`.
+
+load common
+
+setup() {
+  require_cluster
+  make_outdir
+}
+
+teardown() {
+  [[ -n ${OUT:-} ]] && rm -rf "$OUT"
+}
+
+# layout_job NODES SBATCH-ARGS...: bare srun in a script with the header.
+layout_job() {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun python3 dump_task.py .
+EOS
+  run_job "$@" job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+}
+
+@test "2x2: every task's variables agree with Slurm's" {
+  layout_job -N2 --ntasks-per-node=2
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --tasks-per-node 2,2
+}
+
+@test "4x3: every task's variables agree with Slurm's" {
+  layout_job -N4 --ntasks-per-node=3
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --tasks-per-node 3,3,3,3
+}
+
+@test "uneven -N2 -n5: LOCAL_WORLD_SIZE follows the real layout" {
+  layout_job -N2 -n5
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --tasks-per-node 3,2
+}
+
+@test "cpus-per-task sets OMP_NUM_THREADS" {
+  layout_job -N2 --ntasks-per-node=1 --cpus-per-task=3
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0
+  grep -q '"OMP_NUM_THREADS": "3"' "$OUT/$JOB.0.0.json"
+}
+
+@test "srun --dist-train in a job without the header wires that step only" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+srun -N2 -n4 --dist-train python3 dump_task.py .
+srun -N2 -n2 python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0
+  run grep -l MASTER_ADDR "$OUT/$JOB".1.*.json
+  [ "$status" -ne 0 ]
+}
+
+@test "a job without --dist-train gets none of our variables" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+python3 dump_task.py .
+srun python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=1 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  run grep -lE '"(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|LOCAL_RANK|NODE_RANK|DT_[A-Z_]*|PET_[A-Z_]*|SLURM_SPANK_[A-Za-z_]*)"' "$OUT"/*.json
+  [ "$status" -ne 0 ]
+  [ "$(ls "$OUT"/*.json | wc -l)" -eq 3 ]
+}
+
+@test "a wrong option word: sbatch fails naming it, nothing is drained" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train=mode=task,mdoe=node
+srun true
+EOS
+  run as_user sbatch --chdir="$OUT" "$OUT/job.sh"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"--dist-train: unknown word 'mdoe=node' (did you mean 'mode'?); valid words: on, off, mode=task|node, nproc=N|auto, verbose, quiet"* ]]
+  run as_user srun -N1 --dist-train=mode=gpu true
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"* ]]
+  no_node_drained
+}
+
+@test "the batch step is wired too, and a step can override the header" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+python3 dump_task.py .
+srun --dist-train=mode=node --ntasks-per-node=1 python3 dump_task.py .
+srun --dist-train=off python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -q '"RANK": "0"' "$OUT/$JOB.batch.0.json"
+  grep -q '"WORLD_SIZE": "1"' "$OUT/$JOB.batch.0.json"
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --mode node
+  run grep -lE '"(MASTER_ADDR|RANK|WORLD_SIZE|DT_EXPORTED)"' "$OUT/$JOB".1.*.json
+  [ "$status" -ne 0 ]
+}
+
+@test "values the user exported win; verbose says so, one line per task" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train=verbose
+export MASTER_PORT=23456
+srun python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  for f in "$OUT/$JOB".0.*.json; do grep -q '"MASTER_PORT": "23456"' "$f"; done
+  run grep -c "^dist-train: node[0-9] rank [0-3]/4 local [01]/2 node [01]/2 master node[0-9]:23456 mode task; kept user-set MASTER_PORT=23456$" "$OUT/slurm-$JOB.out"
+  [ "$output" -eq 4 ]
+}
+
+@test "srun --resv-ports: MASTER_PORT is Slurm's reserved port" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun --resv-ports python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --resv-port
+}
+
+@test "concurrent steps of one job get different ports, one token per job" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun -N1 -n1 --exact python3 dump_task.py . &
+srun -N1 -n1 --exact python3 dump_task.py . &
+wait
+EOS
+  run_job -N1 -n2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  p0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"]["MASTER_PORT"])' "$OUT/$JOB.0.0.json")
+  p1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"]["MASTER_PORT"])' "$OUT/$JOB.1.0.json")
+  [ -n "$p0" ] && [ "$p0" != "$p1" ]
+  t0=$(grep -o '"DT_JOB_TOKEN": "[0-9a-f]*"' "$OUT/$JOB.0.0.json")
+  t1=$(grep -o '"DT_JOB_TOKEN": "[0-9a-f]*"' "$OUT/$JOB.1.0.json")
+  [ -n "$t0" ] && [ "$t0" = "$t1" ]
+  run scontrol show job -d "$JOB"
+  [[ "$output" != *"${t0:17:64}"* ]]
+}

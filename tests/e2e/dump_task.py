@@ -1,0 +1,32 @@
+#!/usr/bin/python3
+"""Run as a Slurm task: writes this task's view (environment, hostname,
+how MASTER_ADDR resolves here) to DIR/<job>.<step>.<procid>.json."""
+import json
+import os
+import socket
+import sys
+
+PREFIXES = ("SLURM_", "DT_", "PET_")
+NAMES = {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK",
+         "LOCAL_WORLD_SIZE", "NODE_RANK", "GROUP_RANK", "GROUP_WORLD_SIZE",
+         "ROLE_NAME", "ROLE_RANK", "ROLE_WORLD_SIZE", "OMP_NUM_THREADS",
+         "NNODES", "NPROC_PER_NODE", "TORCHELASTIC_RUN_ID"}
+
+
+def main():
+    out_dir = sys.argv[1]
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(PREFIXES) or k in NAMES}
+    try:
+        master_ip = socket.gethostbyname(env.get("MASTER_ADDR", ""))
+    except OSError as e:
+        master_ip = "unresolved: %s" % e
+    rec = {"host": socket.gethostname(), "env": env, "master_ip": master_ip}
+    name = "%s.%s.%s.json" % (env.get("SLURM_JOB_ID"), env.get("SLURM_STEP_ID", "batch"),
+                              env.get("SLURM_PROCID", "0"))
+    with open(os.path.join(out_dir, name), "w") as f:
+        json.dump(rec, f)
+
+
+if __name__ == "__main__":
+    main()
