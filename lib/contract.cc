@@ -189,8 +189,14 @@ std::string Summary(const SlurmInputs& in, Mode mode, const StepShape& s,
   }
   line += " node " + std::to_string(s.node_rank) + "/" + std::to_string(s.nnodes);
   if (mode == Mode::kNode) line += " nproc " + std::to_string(nproc);
-  line += " master " + s.master_addr + ":" + std::to_string(s.master_port) +
-          " mode " + ModeName(mode);
+  // Show what the task will really use, including values the user kept.
+  auto effective = [&](const char* name, const std::string& ours) {
+    bool kept = std::find(plan.kept.begin(), plan.kept.end(), name) != plan.kept.end();
+    return kept ? in.env.at(name) : ours;
+  };
+  line += " master " + effective("MASTER_ADDR", s.master_addr) + ":" +
+          effective("MASTER_PORT", std::to_string(s.master_port)) + " mode " +
+          ModeName(mode);
   for (const std::string& name : plan.kept) {
     line += "; kept user-set " + name + "=" + in.env.at(name);
   }

@@ -5,7 +5,9 @@ expansion (scontrol show hostnames). Exit 0 and one summary line if all
 agree; otherwise each disagreement on stderr and exit 1.
 
 usage: check_contract.py DIR JOBID STEPID --mode task|node [--tasks-per-node 3,2]
-       [--port-range 20000-32767] [--resv-port]
+       [--port-range 20000-32767] [--resv-port] [--omp N]
+MASTER_PORT must be the step's first reserved port when Slurm reserved
+some (SLURM_STEP_RESV_PORTS), else inside --port-range.
 """
 import argparse
 import glob
@@ -57,7 +59,7 @@ def check_common(c, recs, nodes):
                len(token) == 64 and all(ch in "0123456789abcdef" for ch in token))
 
 
-def check_task_mode(c, recs, nodes, tasks_per_node):
+def check_task_mode(c, recs, nodes, tasks_per_node, omp):
     per_node = {}
     for r in recs:
         per_node.setdefault(r["env"]["SLURM_NODEID"], []).append(r)
@@ -73,8 +75,7 @@ def check_task_mode(c, recs, nodes, tasks_per_node):
         c.eq(who + " GROUP_RANK", e.get("GROUP_RANK"), e["SLURM_NODEID"])
         c.eq(who + " GROUP_WORLD_SIZE", e.get("GROUP_WORLD_SIZE"), len(nodes))
         c.eq(who + " ROLE_NAME", e.get("ROLE_NAME"), "default")
-        c.eq(who + " OMP_NUM_THREADS", e.get("OMP_NUM_THREADS"),
-             e.get("SLURM_CPUS_PER_TASK", "1"))
+        c.eq(who + " OMP_NUM_THREADS", e.get("OMP_NUM_THREADS"), omp)
         for k in NODE_ONLY:
             c.true("%s has node-mode variable %s" % (who, k), k not in e)
     if tasks_per_node:
@@ -103,7 +104,9 @@ def main():
     ap.add_argument("--mode", default="task")
     ap.add_argument("--tasks-per-node", default="")
     ap.add_argument("--port-range", default="20000-32767")
-    ap.add_argument("--resv-port", action="store_true")
+    ap.add_argument("--resv-port", action="store_true",
+                    help="require Slurm-reserved ports for the step")
+    ap.add_argument("--omp", default="1", help="expected OMP_NUM_THREADS")
     a = ap.parse_args()
     files = sorted(glob.glob(os.path.join(a.dir, "%s.%s.*.json" % (a.job, a.step))))
     recs = [json.load(open(f)) for f in files]
@@ -114,12 +117,13 @@ def main():
     c.eq("number of task files", len(recs), recs[0]["env"]["SLURM_STEP_NUM_TASKS"])
     check_common(c, recs, nodes)
     if a.mode == "task":
-        check_task_mode(c, recs, nodes, a.tasks_per_node)
+        check_task_mode(c, recs, nodes, a.tasks_per_node, a.omp)
     else:
         check_node_mode(c, recs, nodes)
     port = int(recs[0]["env"].get("MASTER_PORT", "0"))
-    if a.resv_port:
-        resv = recs[0]["env"].get("SLURM_STEP_RESV_PORTS", "")
+    resv = recs[0]["env"].get("SLURM_STEP_RESV_PORTS", "")
+    c.true("step has no SLURM_STEP_RESV_PORTS", resv or not a.resv_port)
+    if resv:
         c.eq("MASTER_PORT is the first reserved port", port,
              resv.replace(",", "-").split("-")[0])
     else:

@@ -10,7 +10,7 @@ setup() {
 }
 
 teardown() {
-  [[ -n ${OUT:-} ]] && rm -rf "$OUT"
+  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
 }
 
 # layout_job NODES SBATCH-ARGS...: bare srun in a script with the header.
@@ -35,14 +35,23 @@ EOS
 }
 
 @test "uneven -N2 -n5: LOCAL_WORLD_SIZE follows the real layout" {
-  layout_job -N2 -n5
+  layout_job -N2 -n5 --ntasks-per-node=3
   python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --tasks-per-node 3,2
 }
 
-@test "cpus-per-task sets OMP_NUM_THREADS" {
-  layout_job -N2 --ntasks-per-node=1 --cpus-per-task=3
-  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0
-  grep -q '"OMP_NUM_THREADS": "3"' "$OUT/$JOB.0.0.json"
+@test "the step's CPUs per task set OMP_NUM_THREADS" {
+  # Since 22.05 srun does not inherit the job's --cpus-per-task: the step
+  # has what srun asked for.
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun python3 dump_task.py .
+srun --cpus-per-task=3 python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=1 --cpus-per-task=3 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --omp 1
+  python3 "$OUT/check_contract.py" "$OUT" "$JOB" 1 --omp 3
 }
 
 @test "srun --dist-train in a job without the header wires that step only" {
@@ -66,7 +75,7 @@ srun python3 dump_task.py .
 EOS
   run_job -N2 --ntasks-per-node=1 job.sh
   [ "$JOB_STATE" = COMPLETED ]
-  run grep -lE '"(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|LOCAL_RANK|NODE_RANK|DT_[A-Z_]*|PET_[A-Z_]*|SLURM_SPANK_[A-Za-z_]*)"' "$OUT"/*.json
+  run grep -lE '"(MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|NODE_RANK|GROUP_[A-Z_]*|ROLE_[A-Z_]*|NNODES|NPROC_PER_NODE|OMP_NUM_THREADS|DT_JOB_TOKEN|DT_EXPORTED|PET_[A-Z_]*|SLURM_SPANK_[A-Za-z_]*)"' "$OUT"/*.json
   [ "$status" -ne 0 ]
   [ "$(ls "$OUT"/*.json | wc -l)" -eq 3 ]
 }
@@ -98,6 +107,10 @@ EOS
   [ "$JOB_STATE" = COMPLETED ]
   grep -q '"RANK": "0"' "$OUT/$JOB.batch.0.json"
   grep -q '"WORLD_SIZE": "1"' "$OUT/$JOB.batch.0.json"
+  # The batch step has no reserved ports: its port is derived from
+  # (job id, batch step) in the default range 20000-32767.
+  want=$((20000 + (JOB * 32 + 31) % 12768))
+  grep -q "\"MASTER_PORT\": \"$want\"" "$OUT/$JOB.batch.0.json"
   python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --mode node
   run grep -lE '"(MASTER_ADDR|RANK|WORLD_SIZE|DT_EXPORTED)"' "$OUT/$JOB".1.*.json
   [ "$status" -ne 0 ]
@@ -113,15 +126,15 @@ EOS
   run_job -N2 --ntasks-per-node=2 job.sh
   [ "$JOB_STATE" = COMPLETED ]
   for f in "$OUT/$JOB".0.*.json; do grep -q '"MASTER_PORT": "23456"' "$f"; done
-  run grep -c "^dist-train: node[0-9] rank [0-3]/4 local [01]/2 node [01]/2 master node[0-9]:23456 mode task; kept user-set MASTER_PORT=23456$" "$OUT/slurm-$JOB.out"
+  run grep -c "^dist-train: node[0-9] rank [0-3]/4 local [01]/2 node [01]/2 master node1:23456 mode task; kept user-set MASTER_PORT=23456$" "$OUT/slurm-$JOB.out"
   [ "$output" -eq 4 ]
 }
 
-@test "srun --resv-ports: MASTER_PORT is Slurm's reserved port" {
+@test "srun --resv-ports=2: MASTER_PORT is Slurm's reserved port" {
   write_script job.sh <<'EOS'
 #!/bin/bash
 #SBATCH --dist-train
-srun --resv-ports python3 dump_task.py .
+srun --resv-ports=2 python3 dump_task.py .
 EOS
   run_job -N2 --ntasks-per-node=2 job.sh
   [ "$JOB_STATE" = COMPLETED ]

@@ -12,7 +12,7 @@ setup() {
 }
 
 teardown() {
-  [[ -n ${OUT:-} ]] && rm -rf "$OUT"
+  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
 }
 
 @test "gloo all-reduce on 2 nodes x 2 tasks from the env contract alone" {
