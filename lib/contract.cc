@@ -181,7 +181,9 @@ void ApplyPrecedence(const EnvMap& env, const ExportRecord& record,
 std::string Summary(const SlurmInputs& in, Mode mode, const StepShape& s,
                     uint32_t nproc, const EnvPlan& plan) {
   const std::string* host = Find(in.env, "SLURMD_NODENAME");
-  std::string line = "dist-train: " + (host ? *host : std::string("?"));
+  std::string step = in.step_id == kBatchStepId ? "batch" : std::to_string(in.step_id);
+  std::string line = "dist-train: " + (host ? *host : std::string("?")) + " step " +
+                     std::to_string(in.job_id) + "." + step;
   if (mode == Mode::kTask) {
     line += " rank " + std::to_string(s.rank) + "/" + std::to_string(s.world_size) +
             " local " + std::to_string(s.local_rank) + "/" +

@@ -223,7 +223,7 @@ TEST(ContractTest, UserSetValuesWinAndAreReported) {
   EXPECT_EQ(plan.kept, (std::vector<std::string>{"MASTER_PORT", "OMP_NUM_THREADS"}));
   EXPECT_TRUE(plan.verbose);
   EXPECT_EQ(plan.summary,
-            "dist-train: n1 rank 1/2 local 0/1 node 1/2 master n1:4242 mode "
+            "dist-train: n1 step 1000.0 rank 1/2 local 0/1 node 1/2 master n1:4242 mode "
             "task; kept user-set MASTER_PORT=4242; kept user-set "
             "OMP_NUM_THREADS=7");
 }

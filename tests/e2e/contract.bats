@@ -126,7 +126,7 @@ EOS
   run_job -N2 --ntasks-per-node=2 job.sh
   [ "$JOB_STATE" = COMPLETED ]
   for f in "$OUT/$JOB".0.*.json; do grep -q '"MASTER_PORT": "23456"' "$f"; done
-  run grep -c "^dist-train: node[0-9] rank [0-3]/4 local [01]/2 node [01]/2 master node1:23456 mode task; kept user-set MASTER_PORT=23456$" "$OUT/slurm-$JOB.out"
+  run grep -c "^dist-train: node[0-9] step $JOB.0 rank [0-3]/4 local [01]/2 node [01]/2 master node1:23456 mode task; kept user-set MASTER_PORT=23456$" "$OUT/slurm-$JOB.out"
   [ "$output" -eq 4 ]
 }
 

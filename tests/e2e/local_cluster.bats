@@ -1,0 +1,46 @@
+#!/usr/bin/env bats
+# The local cluster itself: the compose variant renders the same slurm.conf
+# template (no drift), and a running cluster reports itself correctly.
+
+load common
+
+setup() {
+  TMP=$(mktemp -d)
+}
+
+teardown() {
+  rm -rf "$TMP"
+}
+
+@test "compose: valid YAML, and slurm.conf differs from the local one only in addresses, paths, ports, proctrack" {
+  python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
+  run "$DT_REPO/slurm-docker-cluster/local-cluster" compose --nodes 3 --out "$TMP/c"
+  [ "$status" -eq 0 ]
+  python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); s = d["services"]; assert {"dtctl", "node1", "node2", "node3"} <= set(s), s.keys()' "$TMP/c/docker-compose.yml"
+  grep -q '^NodeName=node3 ' "$TMP/c/slurm.conf"
+  grep -q '^ProctrackType=proctrack/linuxproc$' "$TMP/c/slurm.conf"
+  # Every setting of the template appears in the rendered file, with the
+  # same value unless it is one of the per-variant placeholders.
+  while IFS= read -r line; do
+    [[ $line =~ ^[A-Za-z] ]] || continue
+    if [[ $line == *@*@* ]]; then
+      grep -q "^${line%%=*}=" "$TMP/c/slurm.conf"
+    else
+      grep -qxF "$line" "$TMP/c/slurm.conf"
+    fi
+  done <"$DT_REPO/slurm-docker-cluster/slurm.conf.in"
+}
+
+@test "a running cluster: status, env and node names" {
+  require_cluster
+  run "$DT_REPO/slurm-docker-cluster/local-cluster" status
+  [ "$status" -eq 0 ]
+  run "$DT_REPO/slurm-docker-cluster/local-cluster" env
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"export SLURM_CONF="* ]]
+  run sinfo -h -N -o '%N'
+  [ "${lines[0]}" = node1 ]
+  run as_user srun -N2 -n2 hostname
+  [ "$status" -eq 0 ]
+  [ "$(sort <<<"$output" | tr '\n' ' ')" = "node1 node2 " ]
+}
