@@ -6,6 +6,7 @@
 #   make check-sanitize  unit tests under ASan+UBSan (build-asan/)
 #   make install         honours prefix= (at configure) and DESTDIR=
 #   make format          clang-format every C++ file
+#   make deps            install every Debian 12 package needed (root)
 
 BUILD ?= build
 SANITIZE ?=
@@ -15,8 +16,8 @@ all:
 
 include config.mk
 
-config.mk: | configure
-	./configure
+config.mk: config.mk.in dist-train.pc.in | configure
+	if [ -x config.status ]; then ./config.status; else ./configure; fi
 configure: configure.ac $(wildcard config/*.m4)
 	autoreconf -fi
 
@@ -109,8 +110,15 @@ install: all $(PLUGSTACK_SNIPPET) dist-train.pc
 	$(INSTALL) -m 0644 dist-train.pc $(DESTDIR)$(libdir)/pkgconfig/
 	$(INSTALL) -m 0644 docs/*.md $(DESTDIR)$(docdir)/
 
+CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc)
+# Every Debian 12 package the project needs (build, tests, local cluster).
+deps:
+	scripts/install-deps
+
 format:
-	clang-format -i $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc)
+	clang-format -i $(CXX_SOURCES)
+check-format:
+	clang-format --dry-run --Werror $(CXX_SOURCES)
 
 clean:
 	rm -rf build build-asan
@@ -118,6 +126,6 @@ clean:
 distclean: clean
 	rm -rf config.mk config.status config.log dist-train.pc configure aclocal.m4 autom4te.cache
 
-.PHONY: all check check-sanitize install format clean distclean
+.PHONY: deps all check check-sanitize install format check-format clean distclean
 
 -include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d)

@@ -12,13 +12,13 @@ namespace dist_train {
 namespace {
 
 const char* const kTaskVars[] = {
-    "MASTER_ADDR", "MASTER_PORT",      "WORLD_SIZE",       "RANK",
-    "LOCAL_RANK",  "LOCAL_WORLD_SIZE", "NODE_RANK",        "GROUP_RANK",
-    "GROUP_WORLD_SIZE", "ROLE_NAME",   "ROLE_RANK",        "ROLE_WORLD_SIZE",
+    "MASTER_ADDR",      "MASTER_PORT",      "WORLD_SIZE", "RANK",
+    "LOCAL_RANK",       "LOCAL_WORLD_SIZE", "NODE_RANK",  "GROUP_RANK",
+    "GROUP_WORLD_SIZE", "ROLE_NAME",        "ROLE_RANK",  "ROLE_WORLD_SIZE",
     "OMP_NUM_THREADS"};
 const char* const kNodeVars[] = {
-    "MASTER_ADDR", "MASTER_PORT",     "NNODES",         "NODE_RANK",
-    "NPROC_PER_NODE", "PET_MASTER_ADDR", "PET_MASTER_PORT", "PET_NNODES",
+    "MASTER_ADDR",    "MASTER_PORT",       "NNODES",          "NODE_RANK",
+    "NPROC_PER_NODE", "PET_MASTER_ADDR",   "PET_MASTER_PORT", "PET_NNODES",
     "PET_NODE_RANK",  "PET_NPROC_PER_NODE"};
 
 // Step-wide facts every task of a step shares.
@@ -99,12 +99,17 @@ Status Shape(const PluginConfig& cfg, const SlurmInputs& in, StepShape* s) {
   s->nnodes = in.step_nnodes;
   s->world_size = in.total_tasks;
   s->local_world_size = in.local_tasks;
-  DT_RETURN_IF_ERROR(EnvUint(in.env, "SLURM_NODEID", in.node_id, &s->node_rank));
-  DT_RETURN_IF_ERROR(EnvUint(in.env, "SLURM_PROCID", in.global_task_id, &s->rank));
-  DT_RETURN_IF_ERROR(EnvUint(in.env, "SLURM_LOCALID", in.local_task_id, &s->local_rank));
+  DT_RETURN_IF_ERROR(
+      EnvUint(in.env, "SLURM_NODEID", in.node_id, &s->node_rank));
+  DT_RETURN_IF_ERROR(
+      EnvUint(in.env, "SLURM_PROCID", in.global_task_id, &s->rank));
+  DT_RETURN_IF_ERROR(
+      EnvUint(in.env, "SLURM_LOCALID", in.local_task_id, &s->local_rank));
   if (Find(in.env, "SLURM_HET_SIZE") != nullptr) return Status::OK();
-  DT_RETURN_IF_ERROR(CheckBelow("SLURM_NODEID", s->node_rank, "nodes", s->nnodes));
-  DT_RETURN_IF_ERROR(CheckBelow("SLURM_PROCID", s->rank, "tasks", s->world_size));
+  DT_RETURN_IF_ERROR(
+      CheckBelow("SLURM_NODEID", s->node_rank, "nodes", s->nnodes));
+  DT_RETURN_IF_ERROR(
+      CheckBelow("SLURM_PROCID", s->rank, "tasks", s->world_size));
   return CheckBelow("SLURM_LOCALID", s->local_rank, "local tasks",
                     s->local_world_size);
 }
@@ -126,19 +131,18 @@ EnvAssignments TaskModeVars(const PluginConfig& cfg, const SlurmInputs& in,
                             const StepShape& s) {
   std::string rank = std::to_string(s.rank);
   std::string world = std::to_string(s.world_size);
-  EnvAssignments v = {
-      {"MASTER_ADDR", s.master_addr},
-      {"MASTER_PORT", std::to_string(s.master_port)},
-      {"WORLD_SIZE", world},
-      {"RANK", rank},
-      {"LOCAL_RANK", std::to_string(s.local_rank)},
-      {"LOCAL_WORLD_SIZE", std::to_string(s.local_world_size)},
-      {"NODE_RANK", std::to_string(s.node_rank)},
-      {"GROUP_RANK", std::to_string(s.node_rank)},
-      {"GROUP_WORLD_SIZE", std::to_string(s.nnodes)},
-      {"ROLE_NAME", "default"},
-      {"ROLE_RANK", rank},
-      {"ROLE_WORLD_SIZE", world}};
+  EnvAssignments v = {{"MASTER_ADDR", s.master_addr},
+                      {"MASTER_PORT", std::to_string(s.master_port)},
+                      {"WORLD_SIZE", world},
+                      {"RANK", rank},
+                      {"LOCAL_RANK", std::to_string(s.local_rank)},
+                      {"LOCAL_WORLD_SIZE", std::to_string(s.local_world_size)},
+                      {"NODE_RANK", std::to_string(s.node_rank)},
+                      {"GROUP_RANK", std::to_string(s.node_rank)},
+                      {"GROUP_WORLD_SIZE", std::to_string(s.nnodes)},
+                      {"ROLE_NAME", "default"},
+                      {"ROLE_RANK", rank},
+                      {"ROLE_WORLD_SIZE", world}};
   if (cfg.omp_num_threads && in.cpus_per_task > 0) {
     v.emplace_back("OMP_NUM_THREADS", std::to_string(in.cpus_per_task));
   }
@@ -151,7 +155,8 @@ EnvAssignments NodeModeVars(const StepShape& s, uint32_t nproc) {
                       {"NNODES", std::to_string(s.nnodes)},
                       {"NODE_RANK", std::to_string(s.node_rank)},
                       {"NPROC_PER_NODE", std::to_string(nproc)}};
-  for (size_t i = 0; i < 5; ++i) v.emplace_back("PET_" + v[i].first, v[i].second);
+  for (size_t i = 0; i < 5; ++i)
+    v.emplace_back("PET_" + v[i].first, v[i].second);
   return v;
 }
 
@@ -168,8 +173,9 @@ void ApplyPrecedence(const EnvMap& env, const ExportRecord& record,
     }
   }
   for (const auto& [name, hash] : record) {
-    bool wanted_now = std::any_of(wanted.begin(), wanted.end(),
-                                  [&](const auto& a) { return a.first == name; });
+    bool wanted_now =
+        std::any_of(wanted.begin(), wanted.end(),
+                    [&](const auto& a) { return a.first == name; });
     const std::string* current = Find(env, name.c_str());
     if (!wanted_now && current != nullptr &&
         WasExportedUnchanged(record, name, *current)) {
@@ -181,19 +187,23 @@ void ApplyPrecedence(const EnvMap& env, const ExportRecord& record,
 std::string Summary(const SlurmInputs& in, Mode mode, const StepShape& s,
                     uint32_t nproc, const EnvPlan& plan) {
   const std::string* host = Find(in.env, "SLURMD_NODENAME");
-  std::string step = in.step_id == kBatchStepId ? "batch" : std::to_string(in.step_id);
-  std::string line = "dist-train: " + (host ? *host : std::string("?")) + " step " +
-                     std::to_string(in.job_id) + "." + step;
+  std::string step =
+      in.step_id == kBatchStepId ? "batch" : std::to_string(in.step_id);
+  std::string line = "dist-train: " + (host ? *host : std::string("?")) +
+                     " step " + std::to_string(in.job_id) + "." + step;
   if (mode == Mode::kTask) {
-    line += " rank " + std::to_string(s.rank) + "/" + std::to_string(s.world_size) +
-            " local " + std::to_string(s.local_rank) + "/" +
+    line += " rank " + std::to_string(s.rank) + "/" +
+            std::to_string(s.world_size) + " local " +
+            std::to_string(s.local_rank) + "/" +
             std::to_string(s.local_world_size);
   }
-  line += " node " + std::to_string(s.node_rank) + "/" + std::to_string(s.nnodes);
+  line +=
+      " node " + std::to_string(s.node_rank) + "/" + std::to_string(s.nnodes);
   if (mode == Mode::kNode) line += " nproc " + std::to_string(nproc);
   // Show what the task will really use, including values the user kept.
   auto effective = [&](const char* name, const std::string& ours) {
-    bool kept = std::find(plan.kept.begin(), plan.kept.end(), name) != plan.kept.end();
+    bool kept =
+        std::find(plan.kept.begin(), plan.kept.end(), name) != plan.kept.end();
     return kept ? in.env.at(name) : ours;
   };
   line += " master " + effective("MASTER_ADDR", s.master_addr) + ":" +
@@ -235,10 +245,10 @@ const std::vector<std::string>& ContractVarNames() {
 const std::vector<std::string>& InputEnvNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v = {
-        "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_STEP_RESV_PORTS",
-        "SLURM_PROCID",        "SLURM_LOCALID",      "SLURM_NODEID",
-        "SLURM_HET_SIZE",      "SLURMD_NODENAME",    "SLURM_GPUS_ON_NODE",
-        "CUDA_VISIBLE_DEVICES", kExportedVar,        kTokenVar};
+        "SLURM_STEP_NODELIST",  "SLURM_JOB_NODELIST", "SLURM_STEP_RESV_PORTS",
+        "SLURM_PROCID",         "SLURM_LOCALID",      "SLURM_NODEID",
+        "SLURM_HET_SIZE",       "SLURMD_NODENAME",    "SLURM_GPUS_ON_NODE",
+        "CUDA_VISIBLE_DEVICES", kExportedVar,         kTokenVar};
     for (const std::string& n : ContractVarNames()) v.push_back(n);
     return v;
   }();

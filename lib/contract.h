@@ -39,12 +39,12 @@ struct SlurmInputs {
 
 // What to do to the task's environment.
 struct EnvPlan {
-  EnvAssignments set;               // in a stable, documented order
-  std::vector<std::string> unset;   // stale values of an enclosing step
-  std::vector<std::string> kept;    // user-set values left alone
+  EnvAssignments set;              // in a stable, documented order
+  std::vector<std::string> unset;  // stale values of an enclosing step
+  std::vector<std::string> kept;   // user-set values left alone
   std::vector<std::string> warnings;
-  std::string summary;              // the `verbose` line (no token)
-  bool verbose = false;             // print summary/warnings to stderr
+  std::string summary;   // the `verbose` line (no token)
+  bool verbose = false;  // print summary/warnings to stderr
 };
 
 // Every environment variable PlanTaskEnv reads.

@@ -44,10 +44,13 @@ SlurmInputs TaskOf(const std::string& nodelist,
   return in;
 }
 
-EnvMap AsMap(const EnvAssignments& set) { return EnvMap(set.begin(), set.end()); }
+EnvMap AsMap(const EnvAssignments& set) {
+  return EnvMap(set.begin(), set.end());
+}
 
 EnvMap Plan(const SlurmInputs& in, const char* options = "on",
-            const PluginConfig& cfg = PluginConfig(), EnvPlan* plan_out = nullptr) {
+            const PluginConfig& cfg = PluginConfig(),
+            EnvPlan* plan_out = nullptr) {
   JobOptions opts;
   EXPECT_TRUE(ParseJobOptions(options, &opts).ok());
   EnvPlan plan;
@@ -80,14 +83,16 @@ TEST(ContractTest, TaskModeAgreesWithSlurmForEveryTaskOfEveryLayout) {
       EnvMap env = Plan(in);
       SCOPED_TRACE(std::string(l.name) + " rank " + std::to_string(rank));
       EXPECT_EQ(env["MASTER_ADDR"], l.master);
-      EXPECT_EQ(env["MASTER_PORT"], std::to_string(DerivePort(1000, 0, 20000, 32767)));
+      EXPECT_EQ(env["MASTER_PORT"],
+                std::to_string(DerivePort(1000, 0, 20000, 32767)));
       EXPECT_EQ(env["WORLD_SIZE"], std::to_string(world));
       EXPECT_EQ(env["RANK"], std::to_string(rank));
       EXPECT_EQ(env["LOCAL_RANK"], std::to_string(in.local_task_id));
       EXPECT_EQ(env["LOCAL_WORLD_SIZE"], std::to_string(in.local_tasks));
       EXPECT_EQ(env["NODE_RANK"], std::to_string(in.node_id));
       EXPECT_EQ(env["GROUP_RANK"], std::to_string(in.node_id));
-      EXPECT_EQ(env["GROUP_WORLD_SIZE"], std::to_string(l.tasks_per_node.size()));
+      EXPECT_EQ(env["GROUP_WORLD_SIZE"],
+                std::to_string(l.tasks_per_node.size()));
       EXPECT_EQ(env["ROLE_NAME"], "default");
       EXPECT_EQ(env["ROLE_RANK"], std::to_string(rank));
       EXPECT_EQ(env["ROLE_WORLD_SIZE"], std::to_string(world));
@@ -116,7 +121,8 @@ TEST(ContractTest, BatchStepUsesJobNodeListAndIsOneTask) {
   in.env = {{"SLURM_JOB_NODELIST", "node[2-3]"}, {"SLURM_PROCID", "0"}};
   EnvMap env = Plan(in);
   EXPECT_EQ(env["MASTER_ADDR"], "node2");
-  EXPECT_EQ(env["MASTER_PORT"], std::to_string(DerivePort(55, kBatchStepId, 20000, 32767)));
+  EXPECT_EQ(env["MASTER_PORT"],
+            std::to_string(DerivePort(55, kBatchStepId, 20000, 32767)));
   EXPECT_EQ(env["WORLD_SIZE"], "1");
   EXPECT_EQ(env["RANK"], "0");
   EXPECT_EQ(env["GROUP_WORLD_SIZE"], "1");
@@ -156,8 +162,9 @@ TEST(ContractTest, NodeModeGivesLauncherVariablesOnly) {
   EXPECT_EQ(env["PET_NPROC_PER_NODE"], "1");
   EXPECT_EQ(env["PET_MASTER_ADDR"], "node1");
   EXPECT_EQ(env["PET_MASTER_PORT"], env["MASTER_PORT"]);
-  for (const char* absent : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE",
-                             "GROUP_RANK", "OMP_NUM_THREADS"}) {
+  for (const char* absent :
+       {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK",
+        "OMP_NUM_THREADS"}) {
     EXPECT_EQ(env.count(absent), 0u) << absent;
   }
 }
@@ -220,10 +227,12 @@ TEST(ContractTest, UserSetValuesWinAndAreReported) {
   EnvMap env = Plan(in, "verbose", PluginConfig(), &plan);
   EXPECT_EQ(env.count("MASTER_PORT"), 0u);
   EXPECT_EQ(env.count("OMP_NUM_THREADS"), 0u);
-  EXPECT_EQ(plan.kept, (std::vector<std::string>{"MASTER_PORT", "OMP_NUM_THREADS"}));
+  EXPECT_EQ(plan.kept,
+            (std::vector<std::string>{"MASTER_PORT", "OMP_NUM_THREADS"}));
   EXPECT_TRUE(plan.verbose);
   EXPECT_EQ(plan.summary,
-            "dist-train: n1 step 1000.0 rank 1/2 local 0/1 node 1/2 master n1:4242 mode "
+            "dist-train: n1 step 1000.0 rank 1/2 local 0/1 node 1/2 master "
+            "n1:4242 mode "
             "task; kept user-set MASTER_PORT=4242; kept user-set "
             "OMP_NUM_THREADS=7");
 }
@@ -247,7 +256,8 @@ TEST(ContractTest, InnerStepRecomputesWhatTheBatchStepExported) {
   EnvMap env = Plan(inner);
   EXPECT_EQ(env["RANK"], "3");
   EXPECT_EQ(env["WORLD_SIZE"], "4");
-  EXPECT_EQ(env["MASTER_PORT"], std::to_string(DerivePort(77, 0, 20000, 32767)));
+  EXPECT_EQ(env["MASTER_PORT"],
+            std::to_string(DerivePort(77, 0, 20000, 32767)));
 }
 
 TEST(ContractTest, UserChangeAfterTheBatchStepExportedIsKept) {
@@ -256,7 +266,8 @@ TEST(ContractTest, UserChangeAfterTheBatchStepExportedIsKept) {
   batch.step_id = kBatchStepId;
   batch.env = {{"SLURM_JOB_NODELIST", "n[1-2]"}};
   EnvMap exported = Plan(batch);
-  exported["MASTER_PORT"] = "29500";  // `export MASTER_PORT=29500` in the script
+  exported["MASTER_PORT"] =
+      "29500";  // `export MASTER_PORT=29500` in the script
   SlurmInputs inner = TaskOf("n[1-2]", {1, 1}, 1, 77, 0);
   inner.env = InheritFromBatch(exported, inner);
   EnvPlan plan;
@@ -276,9 +287,10 @@ TEST(ContractTest, NodeModeStepUnsetsStaleTaskVariables) {
   inner.env = InheritFromBatch(exported, inner);
   EnvPlan plan;
   Plan(inner, "mode=node", PluginConfig(), &plan);
-  for (const char* stale : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "ROLE_NAME",
-                            "OMP_NUM_THREADS"}) {
-    EXPECT_NE(std::find(plan.unset.begin(), plan.unset.end(), stale), plan.unset.end())
+  for (const char* stale :
+       {"RANK", "WORLD_SIZE", "LOCAL_RANK", "ROLE_NAME", "OMP_NUM_THREADS"}) {
+    EXPECT_NE(std::find(plan.unset.begin(), plan.unset.end(), stale),
+              plan.unset.end())
         << stale;
   }
 }
@@ -294,9 +306,12 @@ TEST(ContractTest, OffRemovesOnlyInheritedValuesAndSetsNothing) {
   EnvPlan plan;
   EnvMap env = Plan(inner, "off", PluginConfig(), &plan);
   EXPECT_TRUE(env.empty());
-  EXPECT_NE(std::find(plan.unset.begin(), plan.unset.end(), "RANK"), plan.unset.end());
-  EXPECT_NE(std::find(plan.unset.begin(), plan.unset.end(), "DT_EXPORTED"), plan.unset.end());
-  EXPECT_EQ(std::find(plan.unset.begin(), plan.unset.end(), "WORLD_SIZE"), plan.unset.end());
+  EXPECT_NE(std::find(plan.unset.begin(), plan.unset.end(), "RANK"),
+            plan.unset.end());
+  EXPECT_NE(std::find(plan.unset.begin(), plan.unset.end(), "DT_EXPORTED"),
+            plan.unset.end());
+  EXPECT_EQ(std::find(plan.unset.begin(), plan.unset.end(), "WORLD_SIZE"),
+            plan.unset.end());
 }
 
 TEST(ContractTest, ExportRecordDescribesExactlyWhatWasSet) {
@@ -321,15 +336,18 @@ struct BadInput {
 TEST(ContractTest, BadEnvironmentValuesAreNamed) {
   const std::vector<BadInput> cases = {
       {"SLURM_STEP_NODELIST", nullptr, "SLURM_STEP_NODELIST is not set"},
-      {"SLURM_STEP_NODELIST", "n[1-", "SLURM_STEP_NODELIST='n[1-' is not a valid Slurm node list"},
+      {"SLURM_STEP_NODELIST", "n[1-",
+       "SLURM_STEP_NODELIST='n[1-' is not a valid Slurm node list"},
       {"SLURM_PROCID", "x1", "SLURM_PROCID='x1' is not a non-negative integer"},
       {"SLURM_PROCID", "9", "SLURM_PROCID=9 is not below tasks=2"},
       {"SLURM_NODEID", "-1", "SLURM_NODEID='-1' is not a non-negative integer"},
       {"SLURM_LOCALID", "5", "SLURM_LOCALID=5 is not below local tasks=1"},
       {"SLURM_STEP_RESV_PORTS", "none",
        "SLURM_STEP_RESV_PORTS='none' does not start with a port number"},
-      {"DT_EXPORTED", "RANK", "DT_EXPORTED: malformed entry 'RANK' (expected NAME:16 hex digits)"},
-      {"DT_JOB_TOKEN", "short", "DT_JOB_TOKEN must be 64 lowercase hex digits (got 5 characters)"},
+      {"DT_EXPORTED", "RANK",
+       "DT_EXPORTED: malformed entry 'RANK' (expected NAME:16 hex digits)"},
+      {"DT_JOB_TOKEN", "short",
+       "DT_JOB_TOKEN must be 64 lowercase hex digits (got 5 characters)"},
   };
   for (const BadInput& c : cases) {
     SlurmInputs in = TaskOf("n[1-2]", {1, 1}, 1);
@@ -360,7 +378,8 @@ TEST(ContractTest, MissingTokenIsAWarningNotAnError) {
 TEST(ContractTest, InputNamesCoverEveryContractVariable) {
   const auto& inputs = InputEnvNames();
   for (const std::string& name : ContractVarNames()) {
-    EXPECT_NE(std::find(inputs.begin(), inputs.end(), name), inputs.end()) << name;
+    EXPECT_NE(std::find(inputs.begin(), inputs.end(), name), inputs.end())
+        << name;
   }
 }
 

@@ -12,7 +12,9 @@ bool ParseHex64(std::string_view text, uint64_t* out) {
   if (text.size() != 16) return false;
   uint64_t v = 0;
   for (char c : text) {
-    int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
+    int d = (c >= '0' && c <= '9')   ? c - '0'
+            : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+                                     : -1;
     if (d < 0) return false;
     v = (v << 4) | static_cast<uint64_t>(d);
   }
@@ -23,7 +25,8 @@ bool ParseHex64(std::string_view text, uint64_t* out) {
 bool ValidName(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
-    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+      return false;
   }
   return true;
 }
@@ -53,12 +56,12 @@ Status ParseExportRecord(std::string_view text, ExportRecord* out) {
     for (std::string_view entry : Split(text, ',')) {
       size_t colon = entry.find(':');
       uint64_t hash = 0;
-      if (colon == std::string_view::npos || !ValidName(entry.substr(0, colon)) ||
+      if (colon == std::string_view::npos ||
+          !ValidName(entry.substr(0, colon)) ||
           !ParseHex64(entry.substr(colon + 1), &hash)) {
-        return Status::InvalidArgument(std::string(kExportedVar) +
-                                       ": malformed entry '" +
-                                       std::string(entry) +
-                                       "' (expected NAME:16 hex digits)");
+        return Status::InvalidArgument(
+            std::string(kExportedVar) + ": malformed entry '" +
+            std::string(entry) + "' (expected NAME:16 hex digits)");
       }
       record[std::string(entry.substr(0, colon))] = hash;
     }

@@ -13,13 +13,13 @@ struct Case {
 };
 
 TEST(HostlistTest, FirstHostAndCount) {
-  for (const Case& c : std::initializer_list<Case>{
-           {"node1", "node1", 1},
-           {"node[1-4]", "node1", 4},
-           {"node[01-10]", "node01", 10},
-           {"gpu[7,3-4],cpu1", "gpu7", 4},
-           {"node[3-4],node1", "node3", 3},
-           {"a1,b2", "a1", 2}}) {
+  for (const Case& c :
+       std::initializer_list<Case>{{"node1", "node1", 1},
+                                   {"node[1-4]", "node1", 4},
+                                   {"node[01-10]", "node01", 10},
+                                   {"gpu[7,3-4],cpu1", "gpu7", 4},
+                                   {"node[3-4],node1", "node3", 3},
+                                   {"a1,b2", "a1", 2}}) {
     std::string first;
     int count = 0;
     ASSERT_TRUE(FirstHost(c.list, "SLURM_STEP_NODELIST", &first, &count).ok())

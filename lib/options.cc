@@ -13,8 +13,8 @@ constexpr uint32_t kMaxNproc = 1024;
 constexpr uint64_t kMinPortRange = 64;
 
 const std::vector<std::string>& JobWordNames() {
-  static const std::vector<std::string> names = {"on", "off", "mode", "nproc",
-                                                 "verbose", "quiet"};
+  static const std::vector<std::string> names = {"on",    "off",     "mode",
+                                                 "nproc", "verbose", "quiet"};
   return names;
 }
 
@@ -135,8 +135,9 @@ namespace {
 
 const std::vector<std::string>& ConfigKeys() {
   static const std::vector<std::string> keys = {
-      "port_range", "mode",     "master_addr",     "master_addr_suffix",
-      "verbose",    "omp_num_threads", "carry_to_steps"};
+      "port_range",         "mode",    "master_addr",
+      "master_addr_suffix", "verbose", "omp_num_threads",
+      "carry_to_steps"};
   return keys;
 }
 
@@ -152,7 +153,8 @@ Status ParsePortRange(std::string_view arg, std::string_view value,
   if (dash == std::string_view::npos ||
       !ParseUint(value.substr(0, dash), 1024, 65535, &lo) ||
       !ParseUint(value.substr(dash + 1), 1024, 65535, &hi) || lo > hi) {
-    return ConfigError(arg, "expected MIN-MAX with 1024 <= MIN <= MAX <= 65535");
+    return ConfigError(arg,
+                       "expected MIN-MAX with 1024 <= MIN <= MAX <= 65535");
   }
   if (hi - lo + 1 < kMinPortRange) {
     return ConfigError(arg, "range holds " + std::to_string(hi - lo + 1) +
@@ -191,8 +193,10 @@ Status ApplyConfigArg(std::string_view arg, std::string_view key,
     return Status::OK();
   }
   if (key == "master_addr") {
-    if (value == "hostname") return cfg->master_addr = AddrPolicy::kHostname, Status::OK();
-    if (value == "nodeaddr") return cfg->master_addr = AddrPolicy::kNodeAddr, Status::OK();
+    if (value == "hostname")
+      return cfg->master_addr = AddrPolicy::kHostname, Status::OK();
+    if (value == "nodeaddr")
+      return cfg->master_addr = AddrPolicy::kNodeAddr, Status::OK();
     return ConfigError(arg, "expected hostname or nodeaddr");
   }
   if (key == "master_addr_suffix") {
@@ -203,8 +207,10 @@ Status ApplyConfigArg(std::string_view arg, std::string_view key,
     return Status::OK();
   }
   if (key == "verbose") return ParseBoolArg(arg, value, &cfg->verbose);
-  if (key == "omp_num_threads") return ParseBoolArg(arg, value, &cfg->omp_num_threads);
-  if (key == "carry_to_steps") return ParseBoolArg(arg, value, &cfg->carry_to_steps);
+  if (key == "omp_num_threads")
+    return ParseBoolArg(arg, value, &cfg->omp_num_threads);
+  if (key == "carry_to_steps")
+    return ParseBoolArg(arg, value, &cfg->carry_to_steps);
   std::string msg = "unknown key '" + std::string(key) + "'";
   std::string nearest = NearestWord(key, ConfigKeys());
   if (!nearest.empty()) msg += " (did you mean '" + nearest + "'?)";

@@ -59,10 +59,10 @@ Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out);
 
 // The user's --dist-train words. Unset optionals mean "use the default".
 struct JobOptions {
-  bool enabled = true;             // false for --dist-train=off
-  std::optional<Mode> mode;        // mode=task|node
-  std::optional<uint32_t> nproc;   // nproc=N (node mode); unset = auto
-  std::optional<bool> verbose;     // verbose / quiet
+  bool enabled = true;            // false for --dist-train=off
+  std::optional<Mode> mode;       // mode=task|node
+  std::optional<uint32_t> nproc;  // nproc=N (node mode); unset = auto
+  std::optional<bool> verbose;    // verbose / quiet
 };
 
 // Parses the value of --dist-train. NULL, "" and "(null)" (how Slurm hands

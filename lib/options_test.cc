@@ -9,7 +9,8 @@ namespace dist_train {
 namespace {
 
 TEST(JobOptionsTest, FlagWithoutValueMeansOnInEveryForm) {
-  for (const char* text : {static_cast<const char*>(nullptr), "", "(null)", "on"}) {
+  for (const char* text :
+       {static_cast<const char*>(nullptr), "", "(null)", "on"}) {
     JobOptions opts;
     opts.enabled = false;
     ASSERT_TRUE(ParseJobOptions(text, &opts).ok()) << (text ? text : "NULL");
@@ -79,7 +80,8 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
       {"mode=task,mode=node", "--dist-train: 'mode' given twice"},
       {"verbose,quiet", "--dist-train: 'verbose/quiet' given twice"},
       {"quiet,quiet", "--dist-train: 'verbose/quiet' given twice"},
-      {"verbose,,mode=task", "--dist-train: empty word in 'verbose,,mode=task'"},
+      {"verbose,,mode=task",
+       "--dist-train: empty word in 'verbose,,mode=task'"},
       {",", "--dist-train: empty word in ','"},
       {"off,verbose",
        "--dist-train: 'off' cannot be combined with other words in "
@@ -114,12 +116,12 @@ TEST(PluginConfigTest, DefaultsWithoutArguments) {
 
 TEST(PluginConfigTest, ParsesEveryKey) {
   PluginConfig cfg;
-  ASSERT_TRUE(ParseArgs({"port_range=61000-65535", "mode=node",
-                         "master_addr=hostname", "master_addr_suffix=-ib",
-                         "verbose=yes", "omp_num_threads=no",
-                         "carry_to_steps=0"},
-                        &cfg)
-                  .ok());
+  ASSERT_TRUE(
+      ParseArgs({"port_range=61000-65535", "mode=node", "master_addr=hostname",
+                 "master_addr_suffix=-ib", "verbose=yes", "omp_num_threads=no",
+                 "carry_to_steps=0"},
+                &cfg)
+          .ok());
   EXPECT_EQ(cfg.port_min, 61000);
   EXPECT_EQ(cfg.port_max, 65535);
   EXPECT_EQ(cfg.default_mode, Mode::kNode);
@@ -140,12 +142,15 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
        "master_addr_suffix, verbose, omp_num_threads or carry_to_steps"},
       {"verbose", "'verbose': expected key=value"},
       {"=5", "'=5': expected key=value"},
-      {"port_range=30000", "'port_range=30000': expected MIN-MAX with 1024 <= "
-                           "MIN <= MAX <= 65535"},
-      {"port_range=500-600", "'port_range=500-600': expected MIN-MAX with "
-                             "1024 <= MIN <= MAX <= 65535"},
-      {"port_range=3000-2000", "'port_range=3000-2000': expected MIN-MAX with "
-                               "1024 <= MIN <= MAX <= 65535"},
+      {"port_range=30000",
+       "'port_range=30000': expected MIN-MAX with 1024 <= "
+       "MIN <= MAX <= 65535"},
+      {"port_range=500-600",
+       "'port_range=500-600': expected MIN-MAX with "
+       "1024 <= MIN <= MAX <= 65535"},
+      {"port_range=3000-2000",
+       "'port_range=3000-2000': expected MIN-MAX with "
+       "1024 <= MIN <= MAX <= 65535"},
       {"port_range=20000-20010",
        "'port_range=20000-20010': range holds 11 ports; at least 64 needed"},
       {"mode=gpu", "'mode=gpu': expected task or node"},

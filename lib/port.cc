@@ -10,10 +10,14 @@ namespace {
 
 uint32_t StepSlot(uint32_t step_id) {
   switch (step_id) {
-    case kBatchStepId: return kSlotsPerJob - 1;
-    case kInteractiveStepId: return kSlotsPerJob - 2;
-    case kExternStepId: return kSlotsPerJob - 3;
-    default: return step_id % (kSlotsPerJob - 3);
+    case kBatchStepId:
+      return kSlotsPerJob - 1;
+    case kInteractiveStepId:
+      return kSlotsPerJob - 2;
+    case kExternStepId:
+      return kSlotsPerJob - 3;
+    default:
+      return step_id % (kSlotsPerJob - 3);
   }
 }
 
@@ -22,7 +26,8 @@ uint32_t StepSlot(uint32_t step_id) {
 uint16_t DerivePort(uint32_t job_id, uint32_t step_id, uint16_t min,
                     uint16_t max) {
   uint64_t size = static_cast<uint64_t>(max) - min + 1;
-  uint64_t index = static_cast<uint64_t>(job_id) * kSlotsPerJob + StepSlot(step_id);
+  uint64_t index =
+      static_cast<uint64_t>(job_id) * kSlotsPerJob + StepSlot(step_id);
   return static_cast<uint16_t>(min + index % size);
 }
 

@@ -48,13 +48,13 @@ TEST(DerivePortTest, NearbyJobsAndTheirStepsNeverShareAPort) {
   for (uint32_t first : {1u, 100000u, 0x7ffffff0u, 0xffffffffu - window}) {
     std::map<uint16_t, std::pair<uint32_t, uint32_t>> owner;
     for (uint32_t job = first; job < first + window; ++job) {
-      for (uint32_t step : {0u, 1u, 2u, 27u, 28u, kBatchStepId,
-                            kInteractiveStepId}) {
+      for (uint32_t step :
+           {0u, 1u, 2u, 27u, 28u, kBatchStepId, kInteractiveStepId}) {
         uint16_t p = DerivePort(job, step, kMin, kMax);
         auto [it, inserted] = owner.emplace(p, std::make_pair(job, step));
-        EXPECT_TRUE(inserted) << "job " << job << " step " << step
-                              << " collides with job " << it->second.first
-                              << " step " << it->second.second;
+        EXPECT_TRUE(inserted)
+            << "job " << job << " step " << step << " collides with job "
+            << it->second.first << " step " << it->second.second;
       }
     }
   }

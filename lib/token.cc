@@ -31,7 +31,8 @@ Status GenerateToken(std::string* token) {
 
 Status CheckToken(std::string_view token) {
   bool ok = token.size() == kTokenHexDigits;
-  for (char c : token) ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  for (char c : token)
+    ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
   if (ok) return Status::OK();
   return Status::InvalidArgument(std::string(kTokenVar) + " must be " +
                                  std::to_string(kTokenHexDigits) +

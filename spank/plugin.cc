@@ -77,7 +77,9 @@ struct spank_option kOption = {
         "WORLD_SIZE, LOCAL_RANK, PET_*...). OPTIONS: comma-separated "
         "mode=task|node, nproc=N|auto, verbose, quiet, on, off. "
         "See dist-train's docs/user-guide.md."),
-    2, 0, OnOption};
+    2,
+    0,
+    OnOption};
 
 int Init(spank_t sp, int ac, char** av) {
   PluginState& st = State();
@@ -106,12 +108,16 @@ extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
   return Guard("init", [&] { return dist_train::Init(sp, ac, av); });
 }
 
-extern "C" int slurm_spank_init_post_opt(spank_t sp, int /*ac*/, char** /*av*/) {
+extern "C" int slurm_spank_init_post_opt(spank_t sp, int /*ac*/,
+                                         char** /*av*/) {
   return Guard("init_post_opt", [&] {
     switch (spank_context()) {
-      case S_CTX_ALLOCATOR: return dist_train::SubmitPostOpt(sp, true);
-      case S_CTX_LOCAL: return dist_train::SubmitPostOpt(sp, false);
-      default: return 0;
+      case S_CTX_ALLOCATOR:
+        return dist_train::SubmitPostOpt(sp, true);
+      case S_CTX_LOCAL:
+        return dist_train::SubmitPostOpt(sp, false);
+      default:
+        return 0;
     }
   });
 }

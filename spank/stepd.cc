@@ -18,7 +18,8 @@ constexpr size_t kMaxEnvValue = 1 << 20;
 bool GetEnv(spank_t sp, const char* name, std::string* out) {
   std::vector<char> buf(4096);
   for (;;) {
-    spank_err_t rc = spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size()));
+    spank_err_t rc =
+        spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size()));
     if (rc == ESPANK_SUCCESS) return *out = buf.data(), true;
     if (rc != ESPANK_NOSPACE || buf.size() >= kMaxEnvValue) return false;
     buf.resize(buf.size() * 4);
@@ -37,18 +38,21 @@ Status GatherItems(spank_t sp, SlurmInputs* in) {
   int local_id = 0;
   DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_ID, "S_JOB_ID", &in->job_id));
   DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_STEPID, "S_JOB_STEPID", &in->step_id));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_NNODES, "S_JOB_NNODES", &in->step_nnodes));
+  DT_RETURN_IF_ERROR(
+      GetItem(sp, S_JOB_NNODES, "S_JOB_NNODES", &in->step_nnodes));
   DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_NODEID, "S_JOB_NODEID", &in->node_id));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_LOCAL_TASK_COUNT, "S_JOB_LOCAL_TASK_COUNT",
-                             &in->local_tasks));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_TOTAL_TASK_COUNT, "S_JOB_TOTAL_TASK_COUNT",
-                             &in->total_tasks));
+  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_LOCAL_TASK_COUNT,
+                             "S_JOB_LOCAL_TASK_COUNT", &in->local_tasks));
+  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_TOTAL_TASK_COUNT,
+                             "S_JOB_TOTAL_TASK_COUNT", &in->total_tasks));
   DT_RETURN_IF_ERROR(GetItem(sp, S_TASK_ID, "S_TASK_ID", &local_id));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID",
-                             &in->global_task_id));
+  DT_RETURN_IF_ERROR(
+      GetItem(sp, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID", &in->global_task_id));
   in->local_task_id = static_cast<uint32_t>(local_id);
   // Unknown CPUs per task only means no OMP_NUM_THREADS.
-  if (!GetItem(sp, S_STEP_CPUS_PER_TASK, "S_STEP_CPUS_PER_TASK", &in->cpus_per_task).ok()) {
+  if (!GetItem(sp, S_STEP_CPUS_PER_TASK, "S_STEP_CPUS_PER_TASK",
+               &in->cpus_per_task)
+           .ok()) {
     in->cpus_per_task = 0;
   }
   return Status::OK();
@@ -82,7 +86,8 @@ void Report(const EnvPlan& plan, const SlurmInputs& in) {
   bool first_task = in.node_id == 0 && in.local_task_id == 0;
   if (plan.verbose) fprintf(stderr, "%s\n", plan.summary.c_str());
   if (plan.verbose || first_task) {
-    for (const std::string& w : plan.warnings) fprintf(stderr, "%s\n", w.c_str());
+    for (const std::string& w : plan.warnings)
+      fprintf(stderr, "%s\n", w.c_str());
   }
   fflush(stderr);
 }
@@ -90,16 +95,21 @@ void Report(const EnvPlan& plan, const SlurmInputs& in) {
 Status LookupNodeAddr(spank_t sp, std::string* addr) {
   uint32_t step_id = 0;
   DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_STEPID, "S_JOB_STEPID", &step_id));
-  const char* var = step_id == kBatchStepId ? "SLURM_JOB_NODELIST" : "SLURM_STEP_NODELIST";
+  const char* var =
+      step_id == kBatchStepId ? "SLURM_JOB_NODELIST" : "SLURM_STEP_NODELIST";
   std::string list, first;
   int count = 0;
-  if (!GetEnv(sp, var, &list)) return Status::NotFound(std::string(var) + " is not set");
+  if (!GetEnv(sp, var, &list))
+    return Status::NotFound(std::string(var) + " is not set");
   DT_RETURN_IF_ERROR(FirstHost(list, var, &first, &count));
   node_info_msg_t* info = nullptr;
-  if (slurm_load_node_single(&info, const_cast<char*>(first.c_str()), SHOW_ALL) != 0 ||
-      info == nullptr || info->record_count < 1 || info->node_array[0].node_addr == nullptr) {
+  if (slurm_load_node_single(&info, const_cast<char*>(first.c_str()),
+                             SHOW_ALL) != 0 ||
+      info == nullptr || info->record_count < 1 ||
+      info->node_array[0].node_addr == nullptr) {
     if (info) slurm_free_node_info_msg(info);
-    return Status::Unavailable("master_addr=nodeaddr: cannot look up NodeAddr of " + first);
+    return Status::Unavailable(
+        "master_addr=nodeaddr: cannot look up NodeAddr of " + first);
   }
   *addr = info->node_array[0].node_addr;
   slurm_free_node_info_msg(info);

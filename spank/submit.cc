@@ -34,7 +34,8 @@ int EnsureToken() {
   std::string token;
   Status s = GenerateToken(&token);
   if (!s.ok()) {
-    slurm_error("dist-train: cannot make %s: %s", kTokenVar, s.message().c_str());
+    slurm_error("dist-train: cannot make %s: %s", kTokenVar,
+                s.message().c_str());
     return -1;
   }
   if (setenv(kTokenVar, token.c_str(), 1) != 0) {

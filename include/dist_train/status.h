@@ -19,13 +19,13 @@ class Status {
  public:
   enum class Code {
     kOk = 0,
-    kInvalidArgument,  // bad user/admin/environment input
-    kNotFound,         // a required value or resource is missing
-    kIOError,          // a system call failed
-    kUnavailable,      // a peer or service cannot be reached (yet)
-    kTimeout,          // a deadline passed
-    kPermissionDenied, // authentication or authorisation failed
-    kInternal,         // a bug in dist-train
+    kInvalidArgument,   // bad user/admin/environment input
+    kNotFound,          // a required value or resource is missing
+    kIOError,           // a system call failed
+    kUnavailable,       // a peer or service cannot be reached (yet)
+    kTimeout,           // a deadline passed
+    kPermissionDenied,  // authentication or authorisation failed
+    kInternal,          // a bug in dist-train
   };
 
   // Creates an OK status.
@@ -69,10 +69,10 @@ class Status {
 };
 
 // Returns from the enclosing function when `expr` yields a non-OK Status.
-#define DT_RETURN_IF_ERROR(expr)            \
-  do {                                      \
+#define DT_RETURN_IF_ERROR(expr)              \
+  do {                                        \
     ::dist_train::Status dt_status_ = (expr); \
-    if (!dt_status_.ok()) return dt_status_; \
+    if (!dt_status_.ok()) return dt_status_;  \
   } while (0)
 
 }  // namespace dist_train

@@ -160,3 +160,10 @@ EOS
   run scontrol show job -d "$JOB"
   [[ "$output" != *"${t0:17:64}"* ]]
 }
+
+@test "salloc --dist-train wires the sruns of the allocation" {
+  run as_user bash -c "cd '$OUT' && salloc -N2 --ntasks-per-node=2 --dist-train srun python3 dump_task.py ."
+  [ "$status" -eq 0 ]
+  job=$(ls "$OUT"/*.0.0.json | head -1 | xargs basename | cut -d. -f1)
+  python3 "$OUT/check_contract.py" "$OUT" "$job" 0 --tasks-per-node 2,2
+}

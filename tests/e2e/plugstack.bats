@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# Admin defaults from plugstack.conf arguments, on the running cluster.
+# plugstack.conf is read for every job, so each test rewrites the cluster's
+# copy and teardown restores it.
+
+load common
+
+setup() {
+  require_cluster
+  PLUGSTACK="${DT_CLUSTER_DIR:?}/plugstack.conf"
+  cp "$PLUGSTACK" "$BATS_TEST_TMPDIR/plugstack.conf.orig"
+  grep -q spank_dist_train.so "$PLUGSTACK" || skip "the cluster runs without the plugin"
+  make_outdir
+}
+
+teardown() {
+  if [[ -n ${PLUGSTACK:-} && -f $BATS_TEST_TMPDIR/plugstack.conf.orig ]]; then
+    cp "$BATS_TEST_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
+  fi
+  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+}
+
+# set_args ARGS...: the plugin line with these arguments.
+set_args() {
+  local plugin
+  plugin=$(awk '/spank_dist_train.so/ {print $1, $2; exit}' "$BATS_TEST_TMPDIR/plugstack.conf.orig")
+  echo "$plugin $*" >"$PLUGSTACK"
+}
+
+@test "master_addr=nodeaddr gives Slurm's NodeAddr; port_range and mode=node defaults apply" {
+  set_args master_addr=nodeaddr port_range=30000-30999 mode=node
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=1 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  addr=$(scontrol show node node1 | sed -n 's/.*NodeAddr=\([^ ]*\).*/\1/p')
+  [[ $addr == 10.* ]]
+  grep -q "\"MASTER_ADDR\": \"$addr\"" "$OUT/$JOB.batch.0.json"
+  want=$((30000 + (JOB * 32 + 31) % 1000))
+  grep -q "\"MASTER_PORT\": \"$want\"" "$OUT/$JOB.batch.0.json"
+  grep -q '"NNODES": "1"' "$OUT/$JOB.batch.0.json"
+}
+
+@test "master_addr_suffix is appended to the hostname" {
+  set_args master_addr_suffix=-ib
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+python3 dump_task.py .
+EOS
+  run_job -N1 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -q '"MASTER_ADDR": "node1-ib"' "$OUT/$JOB.batch.0.json"
+}
+
+@test "a bad plugstack argument: sbatch fails naming it, nothing is drained" {
+  set_args prot_range=20000-30000
+  run as_user sbatch --chdir="$OUT" --wrap true
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"plugstack.conf: dist-train: argument 'prot_range=20000-30000': unknown key 'prot_range' (did you mean 'port_range'?)"* ]]
+  no_node_drained
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bats
+# The build's products: `make install` honours DESTDIR, the plugin exports
+# only SPANK entry points, and a program builds against the installed
+# library through pkg-config.
+
+setup() {
+  REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+  DEST="$BATS_TEST_TMPDIR/dest"
+  PLUGINDIR=$(sed -n 's/^SLURM_PLUGINDIR = //p' "$REPO/config.mk")
+  SYSCONF=$(sed -n 's/^sysconfdir = //p' "$REPO/config.mk")
+  PREFIX=$(sed -n 's/^prefix = //p' "$REPO/config.mk")
+  [[ $SYSCONF == '${prefix}/etc' ]] && SYSCONF=$PREFIX/etc
+  LIBDIR=$PREFIX/lib
+}
+
+@test "make install DESTDIR=... puts every product in place" {
+  run make -C "$REPO" install DESTDIR="$DEST"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ -x "$DEST$PLUGINDIR/spank_dist_train.so" ]
+  [ ! -e "$DEST$PLUGINDIR/spank_dist_train.so.new" ]
+  [ "$(cat "$DEST$SYSCONF/slurm/plugstack.conf.d/dist-train.conf")" = "required $PLUGINDIR/spank_dist_train.so" ]
+  [ -f "$DEST$PREFIX/include/dist_train/status.h" ]
+  [ -f "$DEST$LIBDIR/libdist-train.a" ]
+  [ -L "$DEST$LIBDIR/libdist-train.so" ]
+  [ -f "$DEST$LIBDIR/libdist-train.so.0" ]
+  grep -q '^Libs: -L${libdir} -ldist-train$' "$DEST$LIBDIR/pkgconfig/dist-train.pc"
+  [ -f "$DEST$PREFIX/share/doc/dist-train/env-contract.md" ]
+}
+
+@test "the plugin exports only the SPANK entry points and plugin symbols" {
+  run nm -D --defined-only "$REPO/build/spank/spank_dist_train.so"
+  [ "$status" -eq 0 ]
+  names=$(awk '{print $3}' <<<"$output" | sort | tr '\n' ' ')
+  [ "$names" = "plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]
+}
+
+@test "a program builds and runs against the installed library via pkg-config" {
+  make -C "$REPO" install DESTDIR="$DEST" >/dev/null
+  cat >"$BATS_TEST_TMPDIR/use.cc" <<'EOS'
+#include <dist_train/status.h>
+#include <cstdio>
+int main() {
+  dist_train::Status s = dist_train::Status::NotFound("RANK is not set");
+  std::printf("%s\n", s.ToString().c_str());
+  return s.ok() ? 1 : 0;
+}
+EOS
+  pc="$DEST$LIBDIR/pkgconfig"
+  flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$DEST pkg-config --cflags --libs dist-train)
+  g++ -std=c++17 "$BATS_TEST_TMPDIR/use.cc" -o "$BATS_TEST_TMPDIR/use" $flags
+  run env LD_LIBRARY_PATH="$DEST$LIBDIR" "$BATS_TEST_TMPDIR/use"
+  [ "$status" -eq 0 ]
+  [ "$output" = "Not found: RANK is not set" ]
+}
