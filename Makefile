@@ -30,7 +30,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wformat=2
 ifeq ($(WERROR),1)
 WARNINGS += -Werror
 endif
-HARDEN := -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+HARDEN := $(HWLOC_CFLAGS) -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
 CXXFLAGS ?= -g
 ALL_CXXFLAGS := -std=c++17 $(OPT) $(CXXFLAGS) $(WARNINGS) $(HARDEN) -Iinclude -Ilib \
     $(SLURM_CPPFLAGS) -DDT_VERSION='"$(PACKAGE_VERSION)"' -MMD -MP
@@ -39,6 +39,7 @@ LINK_HARDEN := -Wl,-z,relro,-z,now,-z,noexecstack
 LIB_SRCS := $(filter-out %_test.cc,$(wildcard lib/*.cc))
 SPANK_SRCS := $(filter-out %_test.cc,$(wildcard spank/*.cc))
 TEST_SRCS := $(wildcard lib/*_test.cc spank/*_test.cc)
+TOOL_SRCS := $(wildcard tools/*.cc)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
 SPANK_OBJS := $(SPANK_SRCS:%.cc=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/%.o)
@@ -48,8 +49,9 @@ LIB_A := $(BUILD)/libdist-train.a
 LIB_SO := $(BUILD)/$(SONAME)
 PLUGIN := $(BUILD)/spank/spank_dist_train.so
 UNIT := $(BUILD)/tests/unit_tests
+TOOLS := $(BUILD)/tools/dt-topo
 
-all: $(LIB_A) $(LIB_SO) $(PLUGIN)
+all: $(LIB_A) $(LIB_SO) $(PLUGIN) $(TOOLS)
 
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -60,7 +62,7 @@ $(LIB_A): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS)
-	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS)
+	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS)
 	ln -sf $(SONAME) $(BUILD)/libdist-train.so
 
 # The plugin resolves slurm_* / spank_* from the process that loads it
@@ -69,17 +71,20 @@ $(LIB_SO): $(LIB_OBJS)
 $(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
 	@mkdir -p $(dir $@)
 	$(CXX) -shared $(LINK_HARDEN) -Wl,--version-script=spank/spank_dist_train.lds \
-	    -o $@.tmp $(SPANK_OBJS) $(LIB_A)
+	    -o $@.tmp $(SPANK_OBJS) $(LIB_A) $(HWLOC_LIBS)
 	mv -f $@.tmp $@
+
+$(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o $(LIB_A)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS)
 
 $(UNIT): $(TEST_OBJS) $(LIB_A)
 ifneq ($(HAVE_GTEST),yes)
 	@echo "GoogleTest not found at configure time: install libgtest-dev and re-run ./configure" >&2; exit 1
 endif
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) -lpthread
+	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) -lpthread
 
-$(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS)
+$(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS) -DDT_SOURCE_DIR='"$(CURDIR)"'
 
 check: $(UNIT)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
@@ -109,8 +114,9 @@ install: all $(PLUGSTACK_SNIPPET) dist-train.pc
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libdist-train.so
 	$(INSTALL) -m 0644 dist-train.pc $(DESTDIR)$(libdir)/pkgconfig/
 	$(INSTALL) -m 0644 docs/*.md $(DESTDIR)$(docdir)/
+	$(INSTALL) -m 0755 $(TOOLS) $(DESTDIR)$(bindir)/
 
-CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc)
+CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc tools/*.cc)
 # Every Debian 12 package the project needs (build, tests, local cluster).
 deps:
 	scripts/install-deps
@@ -128,4 +134,4 @@ distclean: clean
 
 .PHONY: deps all check check-sanitize install format check-format clean distclean
 
--include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TOOL_SRCS:%.cc=$(BUILD)/%.d)

@@ -1,0 +1,93 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// dt-topo: shows the binding plan the SPANK plugin would apply on this node
+// (or on a saved hwloc XML topology), computed by the very same planner.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+
+#include "binding.h"
+#include "plan_report.h"
+#include "topology.h"
+
+namespace dist_train {
+namespace {
+
+struct Args {
+  std::string topology, gpus, cpus, share = "exclusive";
+  int ntasks = 0;
+  bool json = false;
+};
+
+Status BuildRequest(const Args& a, const NodeModel& model, BindRequest* req) {
+  if (!a.gpus.empty()) {
+    std::vector<int> g;
+    DT_RETURN_IF_ERROR(ParseIndexList(a.gpus, "--gpus", &g));
+    req->gpus = g;
+  }
+  if (!a.cpus.empty()) {
+    std::vector<int> c;
+    DT_RETURN_IF_ERROR(ParseIndexList(a.cpus, "--cpus", &c));
+    req->cpus = c;
+  }
+  size_t ngpus = req->gpus ? req->gpus->size() : model.gpus.size();
+  req->ntasks = a.ntasks > 0
+                    ? a.ntasks
+                    : static_cast<uint32_t>(std::max<size_t>(ngpus, 1));
+  req->parts.share = a.share == "domain" ? CpuShare::kDomain
+                     : a.share == "none" ? CpuShare::kNone
+                                         : CpuShare::kExclusive;
+  return Status::OK();
+}
+
+int Run(const Args& a) {
+  NodeModel model;
+  BindRequest req;
+  BindPlan plan;
+  Status s = LoadNodeModel(a.topology, &model);
+  if (s.ok()) s = BuildRequest(a, model, &req);
+  if (s.ok()) s = PlanBinding(model, req, &plan);
+  if (!s.ok()) {
+    fprintf(stderr, "dt-topo: %s\n", s.message().c_str());
+    return 1;
+  }
+  fputs((a.json ? PlanJson(model, plan) : PlanTable(model, plan)).c_str(),
+        stdout);
+  for (const std::string& w : plan.warnings)
+    fprintf(stderr, "dt-topo: warning: %s\n", w.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace dist_train
+
+int main(int argc, char** argv) {
+  dist_train::Args a;
+  CLI::App app{
+      "Show the binding plan dist-train applies on this node: each local "
+      "rank's GPU, "
+      "nearest NIC, CPU share and NUMA nodes."};
+  app.add_option("--topology", a.topology,
+                 "saved hwloc XML topology (default: this machine)")
+      ->check(CLI::ExistingFile);
+  app.add_option(
+      "--gpus", a.gpus,
+      "the step's GPUs as bus-order indexes, e.g. 0,2-3 (default: all)");
+  app.add_option("--ntasks", a.ntasks,
+                 "local ranks (default: one per GPU, or 1)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--cpus", a.cpus,
+                 "the step's CPUs as OS PU indexes (default: all allowed)");
+  app.add_option("--cpu-share", a.share, "exclusive (default), domain or none")
+      ->check(CLI::IsMember({"exclusive", "domain", "none"}));
+  app.add_flag("--json", a.json,
+               "print a JSON list, one object per local rank");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return dist_train::Run(a);
+}
