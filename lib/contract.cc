@@ -160,6 +160,19 @@ EnvAssignments NodeModeVars(const StepShape& s, uint32_t nproc) {
   return v;
 }
 
+// Adds `extra` to `wanted`, replacing variables of the same name.
+void Merge(const EnvAssignments& extra, EnvAssignments* wanted) {
+  for (const auto& [name, value] : extra) {
+    auto same = [&](const auto& a) { return a.first == name; };
+    auto it = std::find_if(wanted->begin(), wanted->end(), same);
+    if (it != wanted->end()) {
+      it->second = value;
+    } else {
+      wanted->emplace_back(name, value);
+    }
+  }
+}
+
 // Splits `wanted` into what to set and what the user set on purpose, and
 // lists stale exported variables that are not wanted any more.
 void ApplyPrecedence(const EnvMap& env, const ExportRecord& record,
@@ -248,7 +261,13 @@ const std::vector<std::string>& InputEnvNames() {
         "SLURM_STEP_NODELIST",  "SLURM_JOB_NODELIST", "SLURM_STEP_RESV_PORTS",
         "SLURM_PROCID",         "SLURM_LOCALID",      "SLURM_NODEID",
         "SLURM_HET_SIZE",       "SLURMD_NODENAME",    "SLURM_GPUS_ON_NODE",
-        "CUDA_VISIBLE_DEVICES", kExportedVar,         kTokenVar};
+        "CUDA_VISIBLE_DEVICES", "SLURM_STEP_GPUS",    "SLURM_JOB_GPUS",
+        kExportedVar,           kTokenVar};
+    // Binding variables, so inherited ones are recognised and recomputed.
+    const char* const binding_vars[] = {
+        "CUDA_DEVICE_ORDER", "DT_LOCAL_GPU", "DT_GPU", "DT_NIC", "DT_NIC_PCI",
+        "UCX_NET_DEVICES",   "NCCL_IB_HCA",  "DT_CPUS"};
+    v.insert(v.end(), std::begin(binding_vars), std::end(binding_vars));
     for (const std::string& n : ContractVarNames()) v.push_back(n);
     return v;
   }();
@@ -276,6 +295,7 @@ Status PlanTaskEnv(const PluginConfig& cfg, const JobOptions& opts,
   if (mode == Mode::kNode) DT_RETURN_IF_ERROR(NodeProcs(opts, in, &nproc));
   EnvAssignments wanted = mode == Mode::kTask ? TaskModeVars(cfg, in, shape)
                                               : NodeModeVars(shape, nproc);
+  if (mode == Mode::kTask) Merge(in.binding, &wanted);
   ApplyPrecedence(in.env, record, wanted, &plan);
   if (mode == Mode::kNode && shape.local_world_size > 1) {
     plan.warnings.push_back(

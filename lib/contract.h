@@ -35,6 +35,9 @@ struct SlurmInputs {
   std::string first_node_addr;
   // The task's environment; only the names in InputEnvNames() matter.
   EnvMap env;
+  // This rank's variables from the binding plan (lib/binding_env.h); they
+  // join the contract in task mode and replace its OMP_NUM_THREADS.
+  EnvAssignments binding;
 };
 
 // What to do to the task's environment.

@@ -375,6 +375,22 @@ TEST(ContractTest, MissingTokenIsAWarningNotAnError) {
             "--export=NONE?); rendezvous will be unauthenticated");
 }
 
+TEST(ContractTest, BindingVariablesJoinTaskModeAndUserValuesStillWin) {
+  SlurmInputs in = TaskOf("n1", {2}, 1);
+  in.binding = {{"OMP_NUM_THREADS", "6"},
+                {"DT_CPUS", "6-11"},
+                {"UCX_NET_DEVICES", "mlx5_1:1"}};
+  in.env["UCX_NET_DEVICES"] = "mlx5_0:1";  // the user's choice
+  EnvPlan plan;
+  EnvMap env = Plan(in, "on", PluginConfig(), &plan);
+  EXPECT_EQ(env["OMP_NUM_THREADS"], "6") << "the CPU share, not CPUs per task";
+  EXPECT_EQ(env["DT_CPUS"], "6-11");
+  EXPECT_EQ(env.count("UCX_NET_DEVICES"), 0u);
+  EXPECT_EQ(plan.kept, std::vector<std::string>{"UCX_NET_DEVICES"});
+  EXPECT_EQ(Plan(in, "mode=node").count("DT_CPUS"), 0u)
+      << "launchers are not bound";
+}
+
 TEST(ContractTest, InputNamesCoverEveryContractVariable) {
   const auto& inputs = InputEnvNames();
   for (const std::string& name : ContractVarNames()) {

@@ -15,7 +15,10 @@
 namespace dist_train {
 
 struct Core {
-  std::vector<int> pus;  // allowed PU OS indexes of this core (hyperthreads)
+  // Allowed PU OS indexes of this core (hyperthreads); empty when all of its
+  // PUs are disallowed. Cores are kept in topology (logical) order, which is
+  // also Slurm's core numbering on the node.
+  std::vector<int> pus;
 };
 
 struct NumaNode {
@@ -34,6 +37,8 @@ struct PciDevice {
   std::string busid;  // "dddd:bb:dd.f"
   uint16_t class_id = 0, vendor = 0, device = 0;
   std::vector<std::string> names;  // OS device names (mlx5_0, ib0, hsi0...)
+  std::string verbs;   // its OpenFabrics (RDMA) device name, e.g. mlx5_0
+  std::string netdev;  // its first network interface name, e.g. ib0
   NicTier tier = NicTier::kManagement;  // NICs only
   // Topology objects from the device up to the root (hwloc gp_index),
   // nearest first; the tree distance of two devices is the number of hops
@@ -44,7 +49,7 @@ struct PciDevice {
 };
 
 struct NodeModel {
-  std::vector<Core> cores;  // topology order; only cores with allowed PUs
+  std::vector<Core> cores;  // every core, topology order
   std::vector<NumaNode> numa;
   std::vector<PciDevice> gpus;  // sorted by bus id
   std::vector<PciDevice> nics;  // sorted by bus id

@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include <cstring>
+#include <set>
 #include <vector>
 
 #include "parse.h"
@@ -11,15 +12,18 @@ namespace {
 
 constexpr uint32_t kMaxNproc = 1024;
 constexpr uint64_t kMinPortRange = 64;
+// Linux's default net.ipv4.ip_local_port_range.
+constexpr uint64_t kEphemeralMin = 32768, kEphemeralMax = 60999;
 
 const std::vector<std::string>& JobWordNames() {
-  static const std::vector<std::string> names = {"on",    "off",     "mode",
-                                                 "nproc", "verbose", "quiet"};
+  static const std::vector<std::string> names = {
+      "on", "off", "mode", "nproc", "bind", "cpu-share", "verbose", "quiet"};
   return names;
 }
 
 const char kValidWords[] =
-    "on, off, mode=task|node, nproc=N|auto, verbose, quiet";
+    "on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
+    "cpu-share=exclusive|domain, verbose, quiet";
 
 bool ParseMode(std::string_view text, Mode* mode) {
   if (text == "task") return *mode = Mode::kTask, true;
@@ -27,8 +31,47 @@ bool ParseMode(std::string_view text, Mode* mode) {
   return false;
 }
 
+// "all", "none" or a '+' list of cpu, gpu, nic. The share is left as is.
+bool ParseBindParts(std::string_view text, BindParts* out) {
+  BindParts p = *out;
+  p.cpu = p.gpu = p.nic = text == "all";
+  if (text == "all" || text == "none") return *out = p, true;
+  for (std::string_view part : Split(text, '+')) {
+    bool* flag = part == "cpu"   ? &p.cpu
+                 : part == "gpu" ? &p.gpu
+                 : part == "nic" ? &p.nic
+                                 : nullptr;
+    if (flag == nullptr || *flag) return false;
+    *flag = true;
+  }
+  *out = p;
+  return true;
+}
+
+bool ParseShare(std::string_view text, CpuShare* out) {
+  if (text == "exclusive") return *out = CpuShare::kExclusive, true;
+  if (text == "domain") return *out = CpuShare::kDomain, true;
+  return false;
+}
+
+std::string BindName(const BindParts& p) {
+  if (p.cpu && p.gpu && p.nic) return "all";
+  std::string out;
+  for (auto [on, name] : {std::pair{p.cpu, "cpu"}, {p.gpu, "gpu"}, {p.nic, "nic"}}) {
+    if (on) out += std::string(out.empty() ? "" : "+") + name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+// ---- --dist-train words ------------------------------------------------
+
 Status JobError(const std::string& what) {
   return Status::InvalidArgument("--dist-train: " + what);
+}
+
+Status BadValue(std::string_view value, const char* key, const char* valid) {
+  return JobError("bad value '" + std::string(value) + "' for '" + key +
+                  "'; valid values: " + valid);
 }
 
 Status UnknownWord(std::string_view word, std::string_view key) {
@@ -38,53 +81,60 @@ Status UnknownWord(std::string_view word, std::string_view key) {
   return JobError(msg + "; valid words: " + kValidWords);
 }
 
-template <typename T>
-Status SetOnce(std::optional<T>* field, T value, std::string_view key) {
-  if (field->has_value()) {
-    return JobError("'" + std::string(key) + "' given twice");
-  }
-  *field = value;
-  return Status::OK();
-}
-
 Status ApplyKeyValue(std::string_view word, std::string_view key,
                      std::string_view value, JobOptions* opts) {
   if (key == "mode") {
     Mode mode;
-    if (!ParseMode(value, &mode)) {
-      return JobError("bad value '" + std::string(value) +
-                      "' for 'mode'; valid values: task or node");
-    }
-    return SetOnce(&opts->mode, mode, key);
+    if (!ParseMode(value, &mode)) return BadValue(value, "mode", "task or node");
+    return opts->mode = mode, Status::OK();
   }
   if (key == "nproc") {
     uint64_t n = 0;
-    if (value == "auto") return Status::OK();
+    if (value == "auto") return opts->nproc.reset(), Status::OK();
     if (!ParseUint(value, 1, kMaxNproc, &n)) {
-      return JobError("bad value '" + std::string(value) +
-                      "' for 'nproc'; valid values: a number from 1 to " +
-                      std::to_string(kMaxNproc) + " or auto");
+      return BadValue(value, "nproc", "a number from 1 to 1024 or auto");
     }
-    return SetOnce(&opts->nproc, static_cast<uint32_t>(n), key);
+    return opts->nproc = static_cast<uint32_t>(n), Status::OK();
+  }
+  if (key == "bind") {
+    BindParts parts;
+    if (!ParseBindParts(value, &parts)) {
+      return BadValue(value, "bind",
+                      "all, none or a +-list of cpu, gpu, nic (e.g. bind=cpu+nic)");
+    }
+    return opts->bind = parts, Status::OK();
+  }
+  if (key == "cpu-share") {
+    CpuShare share;
+    if (!ParseShare(value, &share)) {
+      return BadValue(value, "cpu-share", "exclusive or domain");
+    }
+    return opts->cpu_share = share, Status::OK();
   }
   return UnknownWord(word, key);
 }
 
-Status ApplyWord(std::string_view word, JobOptions* opts, bool* saw_off,
-                 bool* saw_other) {
+// Applies one word; `key` is set to what it configures (for "given twice").
+Status ApplyWord(std::string_view word, JobOptions* opts, std::string* key) {
   size_t eq = word.find('=');
   if (eq != std::string_view::npos) {
-    *saw_other = true;
+    *key = std::string(word.substr(0, eq));
     return ApplyKeyValue(word, word.substr(0, eq), word.substr(eq + 1), opts);
   }
-  if (word == "off") return *saw_off = true, Status::OK();
-  *saw_other = true;
+  *key = std::string(word);
+  if (word == "off") return opts->enabled = false, Status::OK();
   if (word == "on") return Status::OK();
-  if (word == "verbose") return SetOnce(&opts->verbose, true, "verbose/quiet");
-  if (word == "quiet") return SetOnce(&opts->verbose, false, "verbose/quiet");
-  if (word == "mode" || word == "nproc") {
-    return JobError("'" + std::string(word) + "' needs a value, e.g. " +
-                    (word == "mode" ? "mode=node" : "nproc=8"));
+  if (word == "verbose" || word == "quiet") {
+    *key = "verbose/quiet";
+    return opts->verbose = (word == "verbose"), Status::OK();
+  }
+  static const std::vector<std::pair<std::string, std::string>> kExamples = {
+      {"mode", "mode=node"},
+      {"nproc", "nproc=8"},
+      {"bind", "bind=cpu+nic"},
+      {"cpu-share", "cpu-share=domain"}};
+  for (const auto& [name, example] : kExamples) {
+    if (word == name) return JobError("'" + name + "' needs a value, e.g. " + example);
   }
   return UnknownWord(word, word);
 }
@@ -95,24 +145,31 @@ const char* ModeName(Mode mode) {
   return mode == Mode::kNode ? "node" : "task";
 }
 
+BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts) {
+  BindParts parts = opts.bind.value_or(cfg.bind);
+  parts.share = opts.cpu_share.value_or(cfg.bind.share);
+  return parts;
+}
+
 Status ParseJobOptions(const char* text, JobOptions* out) {
   JobOptions opts;
   if (text == nullptr || *text == '\0' || std::strcmp(text, "(null)") == 0) {
     *out = opts;
     return Status::OK();
   }
-  bool saw_off = false, saw_other = false;
+  std::set<std::string> seen;
+  size_t words = 0;
   for (std::string_view word : Split(text, ',')) {
-    if (word.empty()) {
-      return JobError("empty word in '" + std::string(text) + "'");
-    }
-    DT_RETURN_IF_ERROR(ApplyWord(word, &opts, &saw_off, &saw_other));
+    if (word.empty()) return JobError("empty word in '" + std::string(text) + "'");
+    std::string key;
+    DT_RETURN_IF_ERROR(ApplyWord(word, &opts, &key));
+    if (!seen.insert(key).second) return JobError("'" + key + "' given twice");
+    ++words;
   }
-  if (saw_off && saw_other) {
+  if (!opts.enabled && words > 1) {
     return JobError("'off' cannot be combined with other words in '" +
                     std::string(text) + "'");
   }
-  opts.enabled = !saw_off;
   *out = opts;
   return Status::OK();
 }
@@ -125,6 +182,11 @@ std::string FormatJobOptions(const JobOptions& options) {
   };
   if (options.mode) add(std::string("mode=") + ModeName(*options.mode));
   if (options.nproc) add("nproc=" + std::to_string(*options.nproc));
+  if (options.bind) add("bind=" + BindName(*options.bind));
+  if (options.cpu_share) {
+    add(std::string("cpu-share=") +
+        (*options.cpu_share == CpuShare::kDomain ? "domain" : "exclusive"));
+  }
   if (options.verbose) add(*options.verbose ? "verbose" : "quiet");
   return out.empty() ? "on" : out;
 }
@@ -135,9 +197,9 @@ namespace {
 
 const std::vector<std::string>& ConfigKeys() {
   static const std::vector<std::string> keys = {
-      "port_range",         "mode",    "master_addr",
-      "master_addr_suffix", "verbose", "omp_num_threads",
-      "carry_to_steps"};
+      "port_range", "mode",     "master_addr",    "master_addr_suffix",
+      "verbose",    "omp_num_threads", "carry_to_steps", "bind",
+      "cpu_share",  "topology", "topology_cache", "nccl_ib_hca"};
   return keys;
 }
 
@@ -153,13 +215,17 @@ Status ParsePortRange(std::string_view arg, std::string_view value,
   if (dash == std::string_view::npos ||
       !ParseUint(value.substr(0, dash), 1024, 65535, &lo) ||
       !ParseUint(value.substr(dash + 1), 1024, 65535, &hi) || lo > hi) {
-    return ConfigError(arg,
-                       "expected MIN-MAX with 1024 <= MIN <= MAX <= 65535");
+    return ConfigError(arg, "expected MIN-MAX with 1024 <= MIN <= MAX <= 65535");
   }
   if (hi - lo + 1 < kMinPortRange) {
     return ConfigError(arg, "range holds " + std::to_string(hi - lo + 1) +
                                 " ports; at least " +
                                 std::to_string(kMinPortRange) + " needed");
+  }
+  if (lo <= kEphemeralMax && hi >= kEphemeralMin) {
+    return ConfigError(arg,
+                       "overlaps the kernel's ephemeral port range 32768-60999, "
+                       "where outgoing connections take ports at random");
   }
   cfg->port_min = static_cast<uint16_t>(lo);
   cfg->port_max = static_cast<uint16_t>(hi);
@@ -177,8 +243,42 @@ bool ValidSuffix(std::string_view s) {
 }
 
 Status ParseBoolArg(std::string_view arg, std::string_view value, bool* out) {
-  if (!ParseBool(value, out)) {
-    return ConfigError(arg, "expected yes or no");
+  if (!ParseBool(value, out)) return ConfigError(arg, "expected yes or no");
+  return Status::OK();
+}
+
+Status ParsePathArg(std::string_view arg, std::string_view value,
+                    bool allow_none, std::string* out) {
+  if (value.empty() || (value[0] != '/' && !(allow_none && value == "none"))) {
+    return ConfigError(arg, std::string("expected an absolute path") +
+                                (allow_none ? " or none" : ""));
+  }
+  *out = std::string(value);
+  return Status::OK();
+}
+
+Status UnknownKey(std::string_view arg, std::string_view key) {
+  std::string msg = "unknown key '" + std::string(key) + "'";
+  std::string nearest = NearestWord(key, ConfigKeys());
+  if (!nearest.empty()) msg += " (did you mean '" + nearest + "'?)";
+  return ConfigError(arg, msg + "; valid keys: " + JoinAlternatives(ConfigKeys()));
+}
+
+Status ApplyEnumArg(std::string_view arg, std::string_view key,
+                    std::string_view value, PluginConfig* cfg) {
+  if (key == "mode" && !ParseMode(value, &cfg->default_mode)) {
+    return ConfigError(arg, "expected task or node");
+  }
+  if (key == "master_addr") {
+    if (value == "hostname") return cfg->master_addr = AddrPolicy::kHostname, Status::OK();
+    if (value == "nodeaddr") return cfg->master_addr = AddrPolicy::kNodeAddr, Status::OK();
+    return ConfigError(arg, "expected hostname or nodeaddr");
+  }
+  if (key == "bind" && !ParseBindParts(value, &cfg->bind)) {
+    return ConfigError(arg, "expected all, none or a +-list of cpu, gpu, nic");
+  }
+  if (key == "cpu_share" && !ParseShare(value, &cfg->bind.share)) {
+    return ConfigError(arg, "expected exclusive or domain");
   }
   return Status::OK();
 }
@@ -186,50 +286,40 @@ Status ParseBoolArg(std::string_view arg, std::string_view value, bool* out) {
 Status ApplyConfigArg(std::string_view arg, std::string_view key,
                       std::string_view value, PluginConfig* cfg) {
   if (key == "port_range") return ParsePortRange(arg, value, cfg);
-  if (key == "mode") {
-    if (!ParseMode(value, &cfg->default_mode)) {
-      return ConfigError(arg, "expected task or node");
-    }
-    return Status::OK();
-  }
-  if (key == "master_addr") {
-    if (value == "hostname")
-      return cfg->master_addr = AddrPolicy::kHostname, Status::OK();
-    if (value == "nodeaddr")
-      return cfg->master_addr = AddrPolicy::kNodeAddr, Status::OK();
-    return ConfigError(arg, "expected hostname or nodeaddr");
+  if (key == "mode" || key == "master_addr" || key == "bind" || key == "cpu_share") {
+    return ApplyEnumArg(arg, key, value, cfg);
   }
   if (key == "master_addr_suffix") {
     if (!ValidSuffix(value)) {
       return ConfigError(arg, "expected 1-63 characters of A-Z a-z 0-9 . -");
     }
-    cfg->master_addr_suffix = std::string(value);
-    return Status::OK();
+    return cfg->master_addr_suffix = std::string(value), Status::OK();
   }
   if (key == "verbose") return ParseBoolArg(arg, value, &cfg->verbose);
-  if (key == "omp_num_threads")
-    return ParseBoolArg(arg, value, &cfg->omp_num_threads);
-  if (key == "carry_to_steps")
-    return ParseBoolArg(arg, value, &cfg->carry_to_steps);
-  std::string msg = "unknown key '" + std::string(key) + "'";
-  std::string nearest = NearestWord(key, ConfigKeys());
-  if (!nearest.empty()) msg += " (did you mean '" + nearest + "'?)";
-  std::string valid = JoinAlternatives(ConfigKeys());
-  return ConfigError(arg, msg + "; valid keys: " + valid);
+  if (key == "omp_num_threads") return ParseBoolArg(arg, value, &cfg->omp_num_threads);
+  if (key == "carry_to_steps") return ParseBoolArg(arg, value, &cfg->carry_to_steps);
+  if (key == "nccl_ib_hca") return ParseBoolArg(arg, value, &cfg->nccl_ib_hca);
+  if (key == "topology") return ParsePathArg(arg, value, false, &cfg->topology);
+  if (key == "topology_cache") {
+    return ParsePathArg(arg, value, true, &cfg->topology_cache);
+  }
+  return UnknownKey(arg, key);
 }
 
 }  // namespace
 
 Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out) {
   PluginConfig cfg;
+  std::set<std::string> seen;
   for (int i = 0; i < argc; ++i) {
     std::string_view arg = argv[i] ? argv[i] : "";
     size_t eq = arg.find('=');
     if (eq == std::string_view::npos || eq == 0) {
       return ConfigError(arg, "expected key=value");
     }
-    DT_RETURN_IF_ERROR(
-        ApplyConfigArg(arg, arg.substr(0, eq), arg.substr(eq + 1), &cfg));
+    std::string key(arg.substr(0, eq));
+    DT_RETURN_IF_ERROR(ApplyConfigArg(arg, key, arg.substr(eq + 1), &cfg));
+    if (!seen.insert(key).second) return ConfigError(arg, "'" + key + "' given twice");
   }
   if (cfg.master_addr == AddrPolicy::kNodeAddr &&
       !cfg.master_addr_suffix.empty()) {

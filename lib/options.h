@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "binding.h"
 #include "dist_train/status.h"
 
 namespace dist_train {
@@ -51,6 +52,17 @@ struct PluginConfig {
   // Carry `#SBATCH --dist-train` / `salloc --dist-train` to every srun of
   // the job (via Slurm's SLURM_SPANK_* option variable).
   bool carry_to_steps = true;
+  // Which parts of the topology binding apply by default (bind=...), and
+  // how CPUs are shared (cpu_share=exclusive|domain).
+  BindParts bind;
+  // Use this saved hwloc XML instead of discovering the node ("" = discover).
+  std::string topology;
+  // Where slurmd (at start) saves the node's topology as XML so steps load
+  // it fast; %h = hostname. "none" disables the cache.
+  std::string topology_cache = "/run/dist-train/topology-%h.xml";
+  // Also restrict NCCL to the planned HCA (NCCL_IB_HCA). Off by default:
+  // NCCL pairs GPUs and NICs itself and uses several rails when it can.
+  bool nccl_ib_hca = false;
 };
 
 // Parses plugstack.conf arguments. Unknown keys and bad values are errors;
@@ -63,7 +75,12 @@ struct JobOptions {
   std::optional<Mode> mode;       // mode=task|node
   std::optional<uint32_t> nproc;  // nproc=N (node mode); unset = auto
   std::optional<bool> verbose;    // verbose / quiet
+  std::optional<BindParts> bind;  // bind=all|none|cpu+gpu+nic (share unset)
+  std::optional<CpuShare> cpu_share;  // cpu-share=exclusive|domain
 };
+
+// The binding parts in force: job words over plugstack defaults.
+BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts);
 
 // Parses the value of --dist-train. NULL, "" and "(null)" (how Slurm hands
 // over a flag without value, depending on the path) mean "on".

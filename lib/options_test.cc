@@ -41,7 +41,8 @@ TEST(JobOptionsTest, ParsesAllWords) {
 
 TEST(JobOptionsTest, FormatRoundTrips) {
   for (const char* text : {"on", "off", "mode=node", "nproc=3,quiet",
-                           "mode=task,nproc=1,verbose"}) {
+                           "mode=task,nproc=1,verbose", "bind=cpu+gpu,cpu-share=domain",
+                           "bind=nic"}) {
     JobOptions a, b;
     ASSERT_TRUE(ParseJobOptions(text, &a).ok()) << text;
     ASSERT_TRUE(ParseJobOptions(FormatJobOptions(a).c_str(), &b).ok());
@@ -58,13 +59,16 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
   const std::vector<ErrorCase> cases = {
       {"mdoe=task",
        "--dist-train: unknown word 'mdoe=task' (did you mean 'mode'?); valid "
-       "words: on, off, mode=task|node, nproc=N|auto, verbose, quiet"},
+       "words: on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
+       "cpu-share=exclusive|domain, verbose, quiet"},
       {"banana",
        "--dist-train: unknown word 'banana'; valid words: on, off, "
-       "mode=task|node, nproc=N|auto, verbose, quiet"},
+       "mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
+       "cpu-share=exclusive|domain, verbose, quiet"},
       {"verbos",
        "--dist-train: unknown word 'verbos' (did you mean 'verbose'?); valid "
-       "words: on, off, mode=task|node, nproc=N|auto, verbose, quiet"},
+       "words: on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
+       "cpu-share=exclusive|domain, verbose, quiet"},
       {"mode=gpu",
        "--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"},
       {"mode=",
@@ -77,6 +81,20 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
        "from 1 to 1024 or auto"},
       {"mode", "--dist-train: 'mode' needs a value, e.g. mode=node"},
       {"nproc", "--dist-train: 'nproc' needs a value, e.g. nproc=8"},
+      {"bind", "--dist-train: 'bind' needs a value, e.g. bind=cpu+nic"},
+      {"cpu-share", "--dist-train: 'cpu-share' needs a value, e.g. cpu-share=domain"},
+      {"bind=cpu+gpu+cpu",
+       "--dist-train: bad value 'cpu+gpu+cpu' for 'bind'; valid values: all, none "
+       "or a +-list of cpu, gpu, nic (e.g. bind=cpu+nic)"},
+      {"bind=disk",
+       "--dist-train: bad value 'disk' for 'bind'; valid values: all, none or a "
+       "+-list of cpu, gpu, nic (e.g. bind=cpu+nic)"},
+      {"cpu-share=none",
+       "--dist-train: bad value 'none' for 'cpu-share'; valid values: exclusive "
+       "or domain"},
+      {"nproc=auto,nproc=4", "--dist-train: 'nproc' given twice"},
+      {"bind=none,bind=all", "--dist-train: 'bind' given twice"},
+      {"on,on", "--dist-train: 'on' given twice"},
       {"mode=task,mode=node", "--dist-train: 'mode' given twice"},
       {"verbose,quiet", "--dist-train: 'verbose/quiet' given twice"},
       {"quiet,quiet", "--dist-train: 'verbose/quiet' given twice"},
@@ -131,6 +149,39 @@ TEST(PluginConfigTest, ParsesEveryKey) {
   EXPECT_FALSE(cfg.carry_to_steps);
   ASSERT_TRUE(ParseArgs({"master_addr=nodeaddr"}, &cfg).ok());
   EXPECT_EQ(cfg.master_addr, AddrPolicy::kNodeAddr);
+  ASSERT_TRUE(ParseArgs({"bind=cpu+nic", "cpu_share=domain", "topology=/t.xml",
+                         "topology_cache=none", "nccl_ib_hca=yes"},
+                        &cfg)
+                  .ok());
+  EXPECT_TRUE(cfg.bind.cpu);
+  EXPECT_FALSE(cfg.bind.gpu);
+  EXPECT_TRUE(cfg.bind.nic);
+  EXPECT_EQ(cfg.bind.share, CpuShare::kDomain);
+  EXPECT_EQ(cfg.topology, "/t.xml");
+  EXPECT_EQ(cfg.topology_cache, "none");
+  EXPECT_TRUE(cfg.nccl_ib_hca);
+}
+
+TEST(JobOptionsTest, BindWordsOverrideAdminDefaults) {
+  PluginConfig cfg;
+  cfg.bind.gpu = false;
+  cfg.bind.share = CpuShare::kDomain;
+  JobOptions opts;
+  BindParts p = EffectiveBind(cfg, opts);
+  EXPECT_TRUE(p.cpu);
+  EXPECT_FALSE(p.gpu);
+  EXPECT_EQ(p.share, CpuShare::kDomain);
+  ASSERT_TRUE(ParseJobOptions("bind=gpu+nic,cpu-share=exclusive", &opts).ok());
+  p = EffectiveBind(cfg, opts);
+  EXPECT_FALSE(p.cpu);
+  EXPECT_TRUE(p.gpu);
+  EXPECT_TRUE(p.nic);
+  EXPECT_EQ(p.share, CpuShare::kExclusive);
+  EXPECT_EQ(FormatJobOptions(opts), "bind=gpu+nic,cpu-share=exclusive");
+  ASSERT_TRUE(ParseJobOptions("bind=none", &opts).ok());
+  EXPECT_EQ(FormatJobOptions(opts), "bind=none");
+  ASSERT_TRUE(ParseJobOptions("bind=all", &opts).ok());
+  EXPECT_EQ(FormatJobOptions(opts), "bind=all");
 }
 
 TEST(PluginConfigTest, EveryErrorMessageExactly) {
@@ -139,7 +190,22 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
       {"prot_range=1-2",
        "'prot_range=1-2': unknown key 'prot_range' (did you mean "
        "'port_range'?); valid keys: port_range, mode, master_addr, "
-       "master_addr_suffix, verbose, omp_num_threads or carry_to_steps"},
+       "master_addr_suffix, verbose, omp_num_threads, carry_to_steps, bind, "
+       "cpu_share, topology, topology_cache or nccl_ib_hca"},
+      {"mode=node", "'mode=node': 'mode' given twice"},
+      {"port_range=40000-50000",
+       "'port_range=40000-50000': overlaps the kernel's ephemeral port range "
+       "32768-60999, where outgoing connections take ports at random"},
+      {"port_range=30000-32768",
+       "'port_range=30000-32768': overlaps the kernel's ephemeral port range "
+       "32768-60999, where outgoing connections take ports at random"},
+      {"bind=cpu+cpu", "'bind=cpu+cpu': expected all, none or a +-list of cpu, gpu, nic"},
+      {"bind=", "'bind=': expected all, none or a +-list of cpu, gpu, nic"},
+      {"cpu_share=none", "'cpu_share=none': expected exclusive or domain"},
+      {"topology=relative.xml", "'topology=relative.xml': expected an absolute path"},
+      {"topology=none", "'topology=none': expected an absolute path"},
+      {"topology_cache=", "'topology_cache=': expected an absolute path or none"},
+      {"nccl_ib_hca=2", "'nccl_ib_hca=2': expected yes or no"},
       {"verbose", "'verbose': expected key=value"},
       {"=5", "'=5': expected key=value"},
       {"port_range=30000",

@@ -85,7 +85,11 @@ void AddOsDevices(hwloc_obj_t pci, PciDevice* dev) {
   for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling) {
     if (c->type != HWLOC_OBJ_OS_DEVICE || c->name == nullptr) continue;
     hwloc_obj_osdev_type_t t = c->attr->osdev.type;
-    if (t == HWLOC_OBJ_OSDEV_OPENFABRICS) dev->tier = NicTier::kRdma;
+    if (t == HWLOC_OBJ_OSDEV_OPENFABRICS) {
+      dev->tier = NicTier::kRdma;
+      if (dev->verbs.empty()) dev->verbs = c->name;
+    }
+    if (t == HWLOC_OBJ_OSDEV_NETWORK && dev->netdev.empty()) dev->netdev = c->name;
     dev->names.emplace_back(c->name);
   }
 }
@@ -120,8 +124,7 @@ void ExtractCores(hwloc_topology_t topo, NodeModel* m) {
   hwloc_obj_type_t unit = ncores > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
   hwloc_obj_t obj = nullptr;
   while ((obj = hwloc_get_next_obj_by_type(topo, unit, obj)) != nullptr) {
-    Core core{AllowedPus(topo, obj->cpuset)};
-    if (!core.pus.empty()) m->cores.push_back(std::move(core));
+    m->cores.push_back(Core{AllowedPus(topo, obj->cpuset)});
   }
 }
 
@@ -180,7 +183,7 @@ Status LoadNodeModel(const std::string& xml_path, NodeModel* model) {
   ExtractCores(topo.get(), &m);
   ExtractNuma(topo.get(), &m);
   ExtractDevices(topo.get(), &m);
-  if (m.cores.empty()) {
+  if (AllPus(m).empty()) {
     return Status::InvalidArgument(
         (xml_path.empty() ? std::string("this machine") : xml_path) +
         ": topology has no usable PU");

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 
+#include "binder.h"
 #include "spank_api.h"
 #include "state.h"
 #include "stepd.h"
@@ -52,19 +53,19 @@ int Guard(const char* hook, Fn&& fn) noexcept {
 int OnOption(int /*val*/, const char* optarg, int remote) {
   return Guard("--dist-train", [&] {
     PluginState& st = State();
-    std::string text = optarg ? optarg : "";
     JobOptions parsed;
     Status s = ParseJobOptions(optarg, &parsed);
     if (!s.ok()) {
       slurm_error("%s", s.message().c_str());
-      return -1;
+      // In slurmstepd a failing callback can drain the node: report it
+      // from task_init instead (sbatch/srun already refused bad words).
+      if (remote) st.deferred = s;
+      return remote ? 0 : -1;
     }
     // Slurm may call us twice with the same value in slurmstepd (from the
     // launch message and from the environment): the last one wins.
     st.option_given = true;
-    st.option_text = text;
     st.options = parsed;
-    (void)remote;
     return 0;
   });
 }
@@ -83,13 +84,20 @@ struct spank_option kOption = {
 
 int Init(spank_t sp, int ac, char** av) {
   PluginState& st = State();
+  spank_context_t ctx = spank_context();
   Status s = ParsePluginConfig(ac, av, &st.config);
   if (!s.ok()) {
     slurm_error("%s", s.message().c_str());
-    return -1;
+    // Failing init inside slurmstepd can drain the node; the job's tasks
+    // fail from task_init instead. Everywhere else: fail loudly.
+    if (ctx != S_CTX_REMOTE) return -1;
+    st.deferred = s;
   }
-  spank_context_t ctx = spank_context();
-  if (ctx == S_CTX_SLURMD || ctx == S_CTX_JOB_SCRIPT) return 0;
+  if (ctx == S_CTX_SLURMD) {
+    SaveTopologyCache(st.config);
+    return 0;
+  }
+  if (ctx == S_CTX_JOB_SCRIPT) return 0;
   spank_err_t rc = spank_option_register(sp, &kOption);
   if (rc != ESPANK_SUCCESS) {
     slurm_error("dist-train: cannot register --dist-train: %s",
@@ -128,6 +136,13 @@ extern "C" int slurm_spank_user_init(spank_t sp, int /*ac*/, char** /*av*/) {
 
 extern "C" int slurm_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
   return Guard("task_init", [&] { return dist_train::StepdTaskInit(sp); });
+}
+
+// Defined so that Slurm calls init in the slurmd context too (pyxis
+// e569b5e, SchedMD bug 7976), where the topology cache is written.
+extern "C" int slurm_spank_slurmd_exit(spank_t /*sp*/, int /*ac*/,
+                                       char** /*av*/) {
+  return 0;
 }
 
 extern "C" int slurm_spank_exit(spank_t /*sp*/, int /*ac*/, char** /*av*/) {

@@ -8,7 +8,9 @@
 
 #include <string>
 
+#include "binding.h"
 #include "dist_train/status.h"
+#include "node_model.h"
 #include "options.h"
 
 namespace dist_train {
@@ -16,12 +18,18 @@ namespace dist_train {
 struct PluginState {
   PluginConfig config;
   bool option_given = false;  // --dist-train reached this process
-  std::string option_text;    // its value as given (for idempotence)
   JobOptions options;
-  // An error found in user_init, reported from task_init: a failing
-  // user_init is dropped for srun and drains the node for batch steps.
+  // An error found in a remote hook that must not fail there (init, the
+  // option callback, user_init: failing them can drain the node), reported
+  // from task_init, which fails only the task.
   Status deferred;
   std::string first_node_addr;  // master_addr=nodeaddr lookup result
+  // The step's binding, computed once per step per node in user_init.
+  bool bound = false;
+  NodeModel model;
+  BindPlan plan;
+  std::string bind_note;  // why there is no binding, or planner warnings
+  std::string topology_source;  // the XML file, or "live discovery"
 };
 
 PluginState& State();

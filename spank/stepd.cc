@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "binder.h"
 #include "contract.h"
 #include "hostlist.h"
+#include "plan_report.h"
 #include "port.h"
 #include "state.h"
 
@@ -46,8 +48,8 @@ Status GatherItems(spank_t sp, SlurmInputs* in) {
   DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_TOTAL_TASK_COUNT,
                              "S_JOB_TOTAL_TASK_COUNT", &in->total_tasks));
   DT_RETURN_IF_ERROR(GetItem(sp, S_TASK_ID, "S_TASK_ID", &local_id));
-  DT_RETURN_IF_ERROR(
-      GetItem(sp, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID", &in->global_task_id));
+  DT_RETURN_IF_ERROR(GetItem(sp, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID",
+                             &in->global_task_id));
   in->local_task_id = static_cast<uint32_t>(local_id);
   // Unknown CPUs per task only means no OMP_NUM_THREADS.
   if (!GetItem(sp, S_STEP_CPUS_PER_TASK, "S_STEP_CPUS_PER_TASK",
@@ -82,12 +84,19 @@ Status ApplyPlan(spank_t sp, const EnvPlan& plan) {
 }
 
 // The task's stderr is the job's stderr at this point (before exec).
-void Report(const EnvPlan& plan, const SlurmInputs& in) {
-  bool first_task = in.node_id == 0 && in.local_task_id == 0;
+void Report(const PluginState& st, const EnvPlan& plan, const SlurmInputs& in,
+            const std::string& affinity_warning) {
+  bool first_on_node = in.local_task_id == 0;
   if (plan.verbose) fprintf(stderr, "%s\n", plan.summary.c_str());
-  if (plan.verbose || first_task) {
-    for (const std::string& w : plan.warnings)
-      fprintf(stderr, "%s\n", w.c_str());
+  if (plan.verbose && first_on_node && st.bound) {
+    std::string host = in.env.count("SLURMD_NODENAME") ? in.env.at("SLURMD_NODENAME") : "?";
+    fprintf(stderr, "dist-train: binding on %s (topology: %s):\n%s", host.c_str(),
+            st.topology_source.c_str(), PlanTable(st.model, st.plan).c_str());
+  }
+  if (first_on_node && !st.bind_note.empty()) fprintf(stderr, "%s\n", st.bind_note.c_str());
+  if (!affinity_warning.empty()) fprintf(stderr, "%s\n", affinity_warning.c_str());
+  if (plan.verbose || (first_on_node && in.node_id == 0)) {
+    for (const std::string& w : plan.warnings) fprintf(stderr, "%s\n", w.c_str());
   }
   fflush(stderr);
 }
@@ -99,8 +108,9 @@ Status LookupNodeAddr(spank_t sp, std::string* addr) {
       step_id == kBatchStepId ? "SLURM_JOB_NODELIST" : "SLURM_STEP_NODELIST";
   std::string list, first;
   int count = 0;
-  if (!GetEnv(sp, var, &list))
+  if (!GetEnv(sp, var, &list)) {
     return Status::NotFound(std::string(var) + " is not set");
+  }
   DT_RETURN_IF_ERROR(FirstHost(list, var, &first, &count));
   node_info_msg_t* info = nullptr;
   if (slurm_load_node_single(&info, const_cast<char*>(first.c_str()),
@@ -116,20 +126,51 @@ Status LookupNodeAddr(spank_t sp, std::string* addr) {
   return Status::OK();
 }
 
+// A step without --dist-train (e.g. carry_to_steps=no, or a job submitted
+// from inside a dist-train job) must not run with values an enclosing step
+// exported: remove those that are unchanged. Never fails the task.
+int RemoveInherited(spank_t sp) {
+  std::string record;
+  if (!GetEnv(sp, kExportedVar, &record)) return 0;
+  SlurmInputs in;
+  GatherEnv(sp, &in.env);
+  JobOptions off;
+  off.enabled = false;
+  EnvPlan plan;
+  Status s = PlanTaskEnv(State().config, off, in, &plan);
+  if (s.ok()) s = ApplyPlan(sp, plan);
+  if (!s.ok()) slurm_info("dist-train: %s", s.message().c_str());
+  return 0;
+}
+
+int Fail(const SlurmInputs& in, const Status& s) {
+  slurm_error("dist-train: task %u of step %u.%u: %s", in.global_task_id,
+              in.job_id, in.step_id, s.message().c_str());
+  fprintf(stderr, "dist-train: error: %s\n", s.message().c_str());
+  return -1;
+}
+
 }  // namespace
 
 int StepdUserInit(spank_t sp) {
   PluginState& st = State();
-  if (!spank_remote(sp) || !st.option_given || !st.options.enabled) return 0;
+  if (!spank_remote(sp) || !st.option_given || !st.options.enabled ||
+      !st.deferred.ok()) {
+    return 0;
+  }
   if (st.config.master_addr == AddrPolicy::kNodeAddr) {
     st.deferred = LookupNodeAddr(sp, &st.first_node_addr);
+  }
+  if (st.options.mode.value_or(st.config.default_mode) == Mode::kTask) {
+    PrepareBinding(sp, &st);
   }
   return 0;
 }
 
 int StepdTaskInit(spank_t sp) {
   PluginState& st = State();
-  if (!spank_remote(sp) || !st.option_given) return 0;
+  if (!spank_remote(sp)) return 0;
+  if (!st.option_given) return st.deferred.ok() ? RemoveInherited(sp) : 0;
   SlurmInputs in;
   EnvPlan plan;
   Status s = st.deferred;
@@ -137,16 +178,14 @@ int StepdTaskInit(spank_t sp) {
   if (s.ok()) {
     GatherEnv(sp, &in.env);
     in.first_node_addr = st.first_node_addr;
+    in.binding = RankBindingEnv(sp, st, in.local_task_id);
     s = PlanTaskEnv(st.config, st.options, in, &plan);
   }
   if (s.ok()) s = ApplyPlan(sp, plan);
-  if (!s.ok()) {
-    slurm_error("dist-train: task %u of step %u.%u: %s", in.global_task_id,
-                in.job_id, in.step_id, s.message().c_str());
-    fprintf(stderr, "dist-train: error: %s\n", s.message().c_str());
-    return -1;
-  }
-  Report(plan, in);
+  if (!s.ok()) return Fail(in, s);
+  std::string affinity_warning =
+      st.options.enabled ? ApplyAffinity(st, in.local_task_id) : "";
+  Report(st, plan, in, affinity_warning);
   return 0;
 }
 

@@ -24,9 +24,11 @@ int CarryToSteps(const PluginState& st) {
   return 0;
 }
 
-int EnsureToken() {
+// sbatch/salloc always make a new token (a job submitted from inside
+// another must not share its secret); srun keeps its job's token.
+int EnsureToken(bool fresh) {
   const char* existing = getenv(kTokenVar);
-  if (existing != nullptr) {
+  if (existing != nullptr && !fresh) {
     Status s = CheckToken(existing);
     if (!s.ok()) slurm_error("dist-train: %s", s.message().c_str());
     return s.ok() ? 0 : -1;
@@ -51,7 +53,7 @@ int SubmitPostOpt(spank_t /*sp*/, bool allocator) {
   const PluginState& st = State();
   if (!st.option_given || !st.options.enabled) return 0;
   if (allocator && st.config.carry_to_steps && CarryToSteps(st) != 0) return -1;
-  return EnsureToken();
+  return EnsureToken(allocator);
 }
 
 }  // namespace dist_train

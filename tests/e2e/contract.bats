@@ -39,12 +39,12 @@ EOS
   python3 "$OUT/check_contract.py" "$OUT" "$JOB" 0 --tasks-per-node 3,2
 }
 
-@test "the step's CPUs per task set OMP_NUM_THREADS" {
+@test "without CPU binding, the step's CPUs per task set OMP_NUM_THREADS" {
   # Since 22.05 srun does not inherit the job's --cpus-per-task: the step
-  # has what srun asked for.
+  # has what srun asked for. (With CPU binding it is the share's cores.)
   write_script job.sh <<'EOS'
 #!/bin/bash
-#SBATCH --dist-train
+#SBATCH --dist-train=bind=gpu+nic
 srun python3 dump_task.py .
 srun --cpus-per-task=3 python3 dump_task.py .
 EOS
@@ -88,7 +88,7 @@ srun true
 EOS
   run as_user sbatch --chdir="$OUT" "$OUT/job.sh"
   [ "$status" -ne 0 ]
-  [[ "$output" == *"--dist-train: unknown word 'mdoe=node' (did you mean 'mode'?); valid words: on, off, mode=task|node, nproc=N|auto, verbose, quiet"* ]]
+  [[ "$output" == *"--dist-train: unknown word 'mdoe=node' (did you mean 'mode'?); valid words: on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, cpu-share=exclusive|domain, verbose, quiet"* ]]
   run as_user srun -N1 --dist-train=mode=gpu true
   [ "$status" -ne 0 ]
   [[ "$output" == *"--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"* ]]

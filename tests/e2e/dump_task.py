@@ -10,7 +10,8 @@ PREFIXES = ("SLURM_", "DT_", "PET_")
 NAMES = {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK",
          "LOCAL_WORLD_SIZE", "NODE_RANK", "GROUP_RANK", "GROUP_WORLD_SIZE",
          "ROLE_NAME", "ROLE_RANK", "ROLE_WORLD_SIZE", "OMP_NUM_THREADS",
-         "NNODES", "NPROC_PER_NODE", "TORCHELASTIC_RUN_ID"}
+         "NNODES", "NPROC_PER_NODE", "TORCHELASTIC_RUN_ID", "CUDA_VISIBLE_DEVICES",
+         "CUDA_DEVICE_ORDER", "UCX_NET_DEVICES", "NCCL_IB_HCA"}
 
 
 def main():
@@ -21,7 +22,10 @@ def main():
         master_ip = socket.gethostbyname(env.get("MASTER_ADDR", ""))
     except OSError as e:
         master_ip = "unresolved: %s" % e
-    rec = {"host": socket.gethostname(), "env": env, "master_ip": master_ip}
+    with open("/proc/self/status") as f:
+        allowed = [l.split(":", 1)[1].strip() for l in f if l.startswith("Cpus_allowed_list")][0]
+    rec = {"host": socket.gethostname(), "env": env, "master_ip": master_ip,
+           "cpus_allowed": allowed}
     name = "%s.%s.%s.json" % (env.get("SLURM_JOB_ID"), env.get("SLURM_STEP_ID", "batch"),
                               env.get("SLURM_PROCID", "0"))
     with open(os.path.join(out_dir, name), "w") as f:

@@ -63,3 +63,42 @@ EOS
   [[ "$output" == *"plugstack.conf: dist-train: argument 'prot_range=20000-30000': unknown key 'prot_range' (did you mean 'port_range'?)"* ]]
   no_node_drained
 }
+
+@test "topology=FILE: a DGX H100's GPUs and NICs, by the documented pairing" {
+  set_args "topology=$DT_REPO/tests/fixtures/dgx-h100-8gpu.xml" bind=gpu+nic
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun python3 dump_task.py .
+EOS
+  run_job -N1 --ntasks-per-node=8 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  nics=(mlx5_0 mlx5_3 mlx5_4 mlx5_5 mlx5_6 mlx5_9 mlx5_10 mlx5_11)
+  full=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+  for i in 0 1 2 3 4 5 6 7; do
+    f="$OUT/$JOB.0.$i.json"
+    grep -q '"CUDA_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7"' "$f"
+    grep -q '"CUDA_DEVICE_ORDER": "PCI_BUS_ID"' "$f"
+    grep -q "\"DT_LOCAL_GPU\": \"$i\"" "$f"
+    grep -q "\"DT_NIC\": \"${nics[$i]}\"" "$f"
+    grep -q "\"UCX_NET_DEVICES\": \"${nics[$i]}:1\"" "$f"
+    grep -q "\"cpus_allowed\": \"$full\"" "$f"  # bind=gpu+nic: no CPU binding
+  done
+}
+
+@test "a topology that cannot be loaded: one warning per step and node, the job runs unbound" {
+  set_args topology=/nonexistent/topology.xml
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  cat "$OUT/slurm-$JOB.out"
+  # batch step (node1) + step 0 on two nodes
+  [ "$(grep -c '^dist-train: warning: no topology binding: /nonexistent/topology.xml' "$OUT/slurm-$JOB.out")" -eq 3 ]
+  run grep -l '"DT_CPUS"' "$OUT/$JOB".0.*.json
+  [ "$status" -ne 0 ]
+  grep -q '"RANK": "3"' "$OUT/$JOB.0.3.json"
+}
