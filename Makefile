@@ -4,8 +4,9 @@
 #   make                 library, SPANK plugin, tools
 #   make check           unit tests (GoogleTest)
 #   make check-sanitize  unit tests under ASan+UBSan (build-asan/)
-#   make install         honours prefix= (at configure) and DESTDIR=
+#   make install         honours prefix= (configure or make) and DESTDIR=
 #   make format          clang-format every C++ file
+#   make bench           topology load / plan benchmarks with ratios
 #   make deps            install every Debian 12 package needed (root)
 
 BUILD ?= build
@@ -16,7 +17,7 @@ all:
 
 include config.mk
 
-config.mk: config.mk.in dist-train.pc.in | configure
+config.mk: config.mk.in | configure
 	if [ -x config.status ]; then ./config.status; else ./configure; fi
 configure: configure.ac $(wildcard config/*.m4)
 	autoreconf -fi
@@ -39,7 +40,7 @@ LINK_HARDEN := -Wl,-z,relro,-z,now,-z,noexecstack
 LIB_SRCS := $(filter-out %_test.cc,$(wildcard lib/*.cc))
 SPANK_SRCS := $(filter-out %_test.cc,$(wildcard spank/*.cc))
 TEST_SRCS := $(wildcard lib/*_test.cc spank/*_test.cc)
-TOOL_SRCS := $(wildcard tools/*.cc)
+TOOL_SRCS := $(wildcard tools/*.cc bench/*.cc)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
 SPANK_OBJS := $(SPANK_SRCS:%.cc=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/%.o)
@@ -90,6 +91,16 @@ check: $(UNIT)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1 $(UNIT) $(GTEST_ARGS)
 
+BENCH := $(BUILD)/bench/topology_bench
+$(BENCH): $(BUILD)/bench/topology_bench.o $(LIB_A)
+	$(CXX) -o $@ $^ -lbenchmark -lpthread $(SLURM_LIBS) $(HWLOC_LIBS)
+$(BUILD)/bench/topology_bench.o: ALL_CXXFLAGS += -DDT_SOURCE_DIR='"$(CURDIR)"'
+
+# Benchmarks (not part of check): ratios against peers measured in one run.
+bench: $(BENCH)
+	$(BENCH) --benchmark_format=json --benchmark_min_time=0.2 > $(BUILD)/bench/topology.json
+	python3 bench/report.py < $(BUILD)/bench/topology.json
+
 check-sanitize:
 	$(MAKE) BUILD=build-asan SANITIZE=1 WERROR=$(WERROR) check
 
@@ -101,22 +112,30 @@ $(PLUGSTACK_SNIPPET): config.mk
 	@mkdir -p $(dir $@)
 	echo "required $(SLURM_PLUGINDIR)/spank_dist_train.so" > $@
 
-install: all $(PLUGSTACK_SNIPPET) dist-train.pc
+# Generated here (not by configure) so that `make install prefix=...` is
+# honoured too.
+$(BUILD)/dist-train.pc: dist-train.pc.in config.mk FORCE
+	@mkdir -p $(dir $@)
+	sed -e 's|@prefix@|$(prefix)|; s|@exec_prefix@|$(exec_prefix)|; s|@libdir@|$(libdir)|' \
+	    -e 's|@includedir@|$(includedir)|; s|@PACKAGE_VERSION@|$(PACKAGE_VERSION)|' \
+	    -e 's|@SLURM_LIBS@|$(SLURM_LIBS)|' $< > $@
+
+install: all $(PLUGSTACK_SNIPPET) $(BUILD)/dist-train.pc
 	$(INSTALL) -d $(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(libdir)/pkgconfig \
-	    $(DESTDIR)$(includedir)/dist_train $(DESTDIR)$(sysconfdir)/slurm/plugstack.conf.d \
+	    $(DESTDIR)$(includedir)/dist_train $(DESTDIR)$(SLURM_SYSCONFDIR)/plugstack.conf.d \
 	    $(DESTDIR)$(bindir) $(DESTDIR)$(docdir)
 	$(INSTALL) -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so.new
 	mv -f $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so.new $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so
-	$(INSTALL) -m 0644 $(PLUGSTACK_SNIPPET) $(DESTDIR)$(sysconfdir)/slurm/plugstack.conf.d/dist-train.conf
+	$(INSTALL) -m 0644 $(PLUGSTACK_SNIPPET) $(DESTDIR)$(SLURM_SYSCONFDIR)/plugstack.conf.d/dist-train.conf
 	$(INSTALL) -m 0644 include/dist_train/*.h $(DESTDIR)$(includedir)/dist_train/
 	$(INSTALL) -m 0644 $(LIB_A) $(DESTDIR)$(libdir)/
 	$(INSTALL) -m 0755 $(LIB_SO) $(DESTDIR)$(libdir)/
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libdist-train.so
-	$(INSTALL) -m 0644 dist-train.pc $(DESTDIR)$(libdir)/pkgconfig/
+	$(INSTALL) -m 0644 $(BUILD)/dist-train.pc $(DESTDIR)$(libdir)/pkgconfig/
 	$(INSTALL) -m 0644 docs/*.md $(DESTDIR)$(docdir)/
 	$(INSTALL) -m 0755 $(TOOLS) $(DESTDIR)$(bindir)/
 
-CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc tools/*.cc)
+CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc tools/*.cc bench/*.cc)
 # Every Debian 12 package the project needs (build, tests, local cluster).
 deps:
 	scripts/install-deps
@@ -130,8 +149,9 @@ clean:
 	rm -rf build build-asan
 
 distclean: clean
-	rm -rf config.mk config.status config.log dist-train.pc configure aclocal.m4 autom4te.cache
+	rm -rf config.mk config.status config.log configure aclocal.m4 autom4te.cache
 
-.PHONY: deps all check check-sanitize install format check-format clean distclean
+FORCE:
+.PHONY: FORCE bench deps all check check-sanitize install format check-format clean distclean
 
 -include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TOOL_SRCS:%.cc=$(BUILD)/%.d)

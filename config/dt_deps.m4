@@ -30,6 +30,10 @@ AC_DEFUN([DT_CHECK_SLURM], [
       AS_IF([test -z "$SLURM_PLUGINDIR" && test -d "$d"], [SLURM_PLUGINDIR=$d])
     done])
   AS_IF([test -z "$SLURM_PLUGINDIR"], [SLURM_PLUGINDIR="$slurm_libdir/slurm"])
+  AC_ARG_WITH([slurm-sysconfdir], [AS_HELP_STRING([--with-slurm-sysconfdir=DIR],
+      [Slurm's configuration dir; the plugstack snippet goes to DIR/plugstack.conf.d (default: /etc/slurm)])],
+      [SLURM_SYSCONFDIR=$withval], [SLURM_SYSCONFDIR=/etc/slurm])
+  AC_SUBST([SLURM_SYSCONFDIR])
   AC_MSG_CHECKING([Slurm version])
   SLURM_VERSION=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$with_slurm/include/slurm/slurm_version.h" 2>/dev/null)
   AC_MSG_RESULT([$SLURM_VERSION])
@@ -106,6 +110,7 @@ dist-train $PACKAGE_VERSION configured
   prefix           : $prefix
   Slurm            : $SLURM_VERSION ($SLURM_LIBS)
   Slurm plugin dir : $SLURM_PLUGINDIR
+  plugstack.conf.d : $SLURM_SYSCONFDIR/plugstack.conf.d
   hwloc            : $(pkg-config --modversion hwloc)
   yaml-cpp         : $(pkg-config --modversion yaml-cpp)
   OpenSSL          : $(pkg-config --modversion libcrypto)

@@ -11,7 +11,8 @@ std::string VisibleDevices(const BindPlan& plan, const std::string& slurm) {
     return slurm;
   }
   std::string out;
-  for (int g : plan.step_gpus) out += (out.empty() ? "" : ",") + std::to_string(g);
+  for (int g : plan.step_gpus)
+    out += (out.empty() ? "" : ",") + std::to_string(g);
   return out;
 }
 

@@ -15,7 +15,10 @@ struct Env {
 
 Env PlanFor(const char* fixture, uint32_t ntasks) {
   Env e;
-  EXPECT_TRUE(LoadNodeModel(std::string(DT_SOURCE_DIR) + "/tests/fixtures/" + fixture, &e.model).ok());
+  EXPECT_TRUE(
+      LoadNodeModel(std::string(DT_SOURCE_DIR) + "/tests/fixtures/" + fixture,
+                    &e.model)
+          .ok());
   BindRequest req;
   req.ntasks = ntasks;
   EXPECT_TRUE(PlanBinding(e.model, req, &e.plan).ok());
@@ -26,7 +29,8 @@ EnvMap Map(const EnvAssignments& a) { return EnvMap(a.begin(), a.end()); }
 
 TEST(BindingEnvTest, GpuNicAndCpuVariablesForOneRank) {
   Env e = PlanFor("dgx-h100-8gpu.xml", 8);
-  EnvMap env = Map(BindingEnv(e.model, e.plan, e.plan.ranks[1], BindingEnvInputs()));
+  EnvMap env =
+      Map(BindingEnv(e.model, e.plan, e.plan.ranks[1], BindingEnvInputs()));
   EXPECT_EQ(env["CUDA_DEVICE_ORDER"], "PCI_BUS_ID");
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "0,1,2,3,4,5,6,7");
   EXPECT_EQ(env["DT_LOCAL_GPU"], "1");
@@ -34,7 +38,8 @@ TEST(BindingEnvTest, GpuNicAndCpuVariablesForOneRank) {
   EXPECT_EQ(env["DT_NIC"], "mlx5_3");
   EXPECT_EQ(env["DT_NIC_PCI"], "0000:3b:00.0");
   EXPECT_EQ(env["UCX_NET_DEVICES"], "mlx5_3:1");
-  EXPECT_EQ(env.count("NCCL_IB_HCA"), 0u) << "NCCL chooses its own rails by default";
+  EXPECT_EQ(env.count("NCCL_IB_HCA"), 0u)
+      << "NCCL chooses its own rails by default";
   EXPECT_EQ(env["OMP_NUM_THREADS"], "2");
   EXPECT_EQ(env["DT_CPUS"], "2-3,18-19");
 }
@@ -43,10 +48,13 @@ TEST(BindingEnvTest, SlurmVisibleDevicesKeptWhenTheyListTheStep) {
   Env e = PlanFor("two-gpus-per-switch.xml", 4);
   BindingEnvInputs in;
   in.slurm_cuda_visible_devices = "0,1,2,3";
-  EXPECT_EQ(Map(BindingEnv(e.model, e.plan, e.plan.ranks[2], in))["CUDA_VISIBLE_DEVICES"],
+  EXPECT_EQ(Map(BindingEnv(e.model, e.plan, e.plan.ranks[2],
+                           in))["CUDA_VISIBLE_DEVICES"],
             "0,1,2,3");
-  in.slurm_cuda_visible_devices = "2";  // per-task binding would break set_device(LOCAL_RANK)
-  EXPECT_EQ(Map(BindingEnv(e.model, e.plan, e.plan.ranks[2], in))["CUDA_VISIBLE_DEVICES"],
+  in.slurm_cuda_visible_devices =
+      "2";  // per-task binding would break set_device(LOCAL_RANK)
+  EXPECT_EQ(Map(BindingEnv(e.model, e.plan, e.plan.ranks[2],
+                           in))["CUDA_VISIBLE_DEVICES"],
             "0,1,2,3");
 }
 
@@ -66,7 +74,8 @@ TEST(BindingEnvTest, PartsTurnOffAndNcclOptIn) {
 
 TEST(BindingEnvTest, FabricNicWithoutVerbsUsesTheInterface) {
   Env e = PlanFor("no-locality-amd.xml", 2);
-  EnvMap env = Map(BindingEnv(e.model, e.plan, e.plan.ranks[0], BindingEnvInputs()));
+  EnvMap env =
+      Map(BindingEnv(e.model, e.plan, e.plan.ranks[0], BindingEnvInputs()));
   EXPECT_EQ(env["DT_NIC"], "hsi0");
   EXPECT_EQ(env["UCX_NET_DEVICES"], "hsi0");
   EXPECT_EQ(env["OMP_NUM_THREADS"], "2");

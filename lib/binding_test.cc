@@ -222,8 +222,9 @@ std::string ReadFile(const std::string& path) {
 }
 
 TEST(BindingTest, GoldenJsonForEveryFixture) {
-  for (const char* name : {"dgx-h100-8gpu", "nps4-4gpu-hca-per-switch",
-                           "two-gpus-per-switch", "no-locality-amd"}) {
+  for (const char* name :
+       {"dgx-h100-8gpu", "dgx2-16gpu", "nps4-4gpu-hca-per-switch",
+        "two-gpus-per-switch", "no-locality-amd"}) {
     NodeModel m = Load(std::string(name) + ".xml");
     BindPlan plan = Plan(m, Tasks(static_cast<uint32_t>(m.gpus.size())));
     EXPECT_EQ(PlanJson(m, plan), ReadFile(std::string(DT_SOURCE_DIR) +

@@ -257,16 +257,24 @@ const std::vector<std::string>& ContractVarNames() {
 
 const std::vector<std::string>& InputEnvNames() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v = {
-        "SLURM_STEP_NODELIST",  "SLURM_JOB_NODELIST", "SLURM_STEP_RESV_PORTS",
-        "SLURM_PROCID",         "SLURM_LOCALID",      "SLURM_NODEID",
-        "SLURM_HET_SIZE",       "SLURMD_NODENAME",    "SLURM_GPUS_ON_NODE",
-        "CUDA_VISIBLE_DEVICES", "SLURM_STEP_GPUS",    "SLURM_JOB_GPUS",
-        kExportedVar,           kTokenVar};
+    std::vector<std::string> v = {"SLURM_STEP_NODELIST",
+                                  "SLURM_JOB_NODELIST",
+                                  "SLURM_STEP_RESV_PORTS",
+                                  "SLURM_PROCID",
+                                  "SLURM_LOCALID",
+                                  "SLURM_NODEID",
+                                  "SLURM_HET_SIZE",
+                                  "SLURMD_NODENAME",
+                                  "SLURM_GPUS_ON_NODE",
+                                  "CUDA_VISIBLE_DEVICES",
+                                  "SLURM_STEP_GPUS",
+                                  "SLURM_JOB_GPUS",
+                                  kExportedVar,
+                                  kTokenVar};
     // Binding variables, so inherited ones are recognised and recomputed.
     const char* const binding_vars[] = {
-        "CUDA_DEVICE_ORDER", "DT_LOCAL_GPU", "DT_GPU", "DT_NIC", "DT_NIC_PCI",
-        "UCX_NET_DEVICES",   "NCCL_IB_HCA",  "DT_CPUS"};
+        "CUDA_DEVICE_ORDER", "DT_LOCAL_GPU",    "DT_GPU",      "DT_NIC",
+        "DT_NIC_PCI",        "UCX_NET_DEVICES", "NCCL_IB_HCA", "DT_CPUS"};
     v.insert(v.end(), std::begin(binding_vars), std::end(binding_vars));
     for (const std::string& n : ContractVarNames()) v.push_back(n);
     return v;

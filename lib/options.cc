@@ -57,7 +57,8 @@ bool ParseShare(std::string_view text, CpuShare* out) {
 std::string BindName(const BindParts& p) {
   if (p.cpu && p.gpu && p.nic) return "all";
   std::string out;
-  for (auto [on, name] : {std::pair{p.cpu, "cpu"}, {p.gpu, "gpu"}, {p.nic, "nic"}}) {
+  for (auto [on, name] :
+       {std::pair{p.cpu, "cpu"}, {p.gpu, "gpu"}, {p.nic, "nic"}}) {
     if (on) out += std::string(out.empty() ? "" : "+") + name;
   }
   return out.empty() ? "none" : out;
@@ -85,7 +86,8 @@ Status ApplyKeyValue(std::string_view word, std::string_view key,
                      std::string_view value, JobOptions* opts) {
   if (key == "mode") {
     Mode mode;
-    if (!ParseMode(value, &mode)) return BadValue(value, "mode", "task or node");
+    if (!ParseMode(value, &mode))
+      return BadValue(value, "mode", "task or node");
     return opts->mode = mode, Status::OK();
   }
   if (key == "nproc") {
@@ -99,8 +101,9 @@ Status ApplyKeyValue(std::string_view word, std::string_view key,
   if (key == "bind") {
     BindParts parts;
     if (!ParseBindParts(value, &parts)) {
-      return BadValue(value, "bind",
-                      "all, none or a +-list of cpu, gpu, nic (e.g. bind=cpu+nic)");
+      return BadValue(
+          value, "bind",
+          "all, none or a +-list of cpu, gpu, nic (e.g. bind=cpu+nic)");
     }
     return opts->bind = parts, Status::OK();
   }
@@ -134,7 +137,8 @@ Status ApplyWord(std::string_view word, JobOptions* opts, std::string* key) {
       {"bind", "bind=cpu+nic"},
       {"cpu-share", "cpu-share=domain"}};
   for (const auto& [name, example] : kExamples) {
-    if (word == name) return JobError("'" + name + "' needs a value, e.g. " + example);
+    if (word == name)
+      return JobError("'" + name + "' needs a value, e.g. " + example);
   }
   return UnknownWord(word, word);
 }
@@ -160,7 +164,8 @@ Status ParseJobOptions(const char* text, JobOptions* out) {
   std::set<std::string> seen;
   size_t words = 0;
   for (std::string_view word : Split(text, ',')) {
-    if (word.empty()) return JobError("empty word in '" + std::string(text) + "'");
+    if (word.empty())
+      return JobError("empty word in '" + std::string(text) + "'");
     std::string key;
     DT_RETURN_IF_ERROR(ApplyWord(word, &opts, &key));
     if (!seen.insert(key).second) return JobError("'" + key + "' given twice");
@@ -197,9 +202,10 @@ namespace {
 
 const std::vector<std::string>& ConfigKeys() {
   static const std::vector<std::string> keys = {
-      "port_range", "mode",     "master_addr",    "master_addr_suffix",
-      "verbose",    "omp_num_threads", "carry_to_steps", "bind",
-      "cpu_share",  "topology", "topology_cache", "nccl_ib_hca"};
+      "port_range",         "mode",           "master_addr",
+      "master_addr_suffix", "verbose",        "omp_num_threads",
+      "carry_to_steps",     "bind",           "cpu_share",
+      "topology",           "topology_cache", "nccl_ib_hca"};
   return keys;
 }
 
@@ -215,7 +221,8 @@ Status ParsePortRange(std::string_view arg, std::string_view value,
   if (dash == std::string_view::npos ||
       !ParseUint(value.substr(0, dash), 1024, 65535, &lo) ||
       !ParseUint(value.substr(dash + 1), 1024, 65535, &hi) || lo > hi) {
-    return ConfigError(arg, "expected MIN-MAX with 1024 <= MIN <= MAX <= 65535");
+    return ConfigError(arg,
+                       "expected MIN-MAX with 1024 <= MIN <= MAX <= 65535");
   }
   if (hi - lo + 1 < kMinPortRange) {
     return ConfigError(arg, "range holds " + std::to_string(hi - lo + 1) +
@@ -223,9 +230,10 @@ Status ParsePortRange(std::string_view arg, std::string_view value,
                                 std::to_string(kMinPortRange) + " needed");
   }
   if (lo <= kEphemeralMax && hi >= kEphemeralMin) {
-    return ConfigError(arg,
-                       "overlaps the kernel's ephemeral port range 32768-60999, "
-                       "where outgoing connections take ports at random");
+    return ConfigError(
+        arg,
+        "overlaps the kernel's ephemeral port range 32768-60999, "
+        "where outgoing connections take ports at random");
   }
   cfg->port_min = static_cast<uint16_t>(lo);
   cfg->port_max = static_cast<uint16_t>(hi);
@@ -261,7 +269,8 @@ Status UnknownKey(std::string_view arg, std::string_view key) {
   std::string msg = "unknown key '" + std::string(key) + "'";
   std::string nearest = NearestWord(key, ConfigKeys());
   if (!nearest.empty()) msg += " (did you mean '" + nearest + "'?)";
-  return ConfigError(arg, msg + "; valid keys: " + JoinAlternatives(ConfigKeys()));
+  return ConfigError(arg,
+                     msg + "; valid keys: " + JoinAlternatives(ConfigKeys()));
 }
 
 Status ApplyEnumArg(std::string_view arg, std::string_view key,
@@ -270,8 +279,10 @@ Status ApplyEnumArg(std::string_view arg, std::string_view key,
     return ConfigError(arg, "expected task or node");
   }
   if (key == "master_addr") {
-    if (value == "hostname") return cfg->master_addr = AddrPolicy::kHostname, Status::OK();
-    if (value == "nodeaddr") return cfg->master_addr = AddrPolicy::kNodeAddr, Status::OK();
+    if (value == "hostname")
+      return cfg->master_addr = AddrPolicy::kHostname, Status::OK();
+    if (value == "nodeaddr")
+      return cfg->master_addr = AddrPolicy::kNodeAddr, Status::OK();
     return ConfigError(arg, "expected hostname or nodeaddr");
   }
   if (key == "bind" && !ParseBindParts(value, &cfg->bind)) {
@@ -286,7 +297,8 @@ Status ApplyEnumArg(std::string_view arg, std::string_view key,
 Status ApplyConfigArg(std::string_view arg, std::string_view key,
                       std::string_view value, PluginConfig* cfg) {
   if (key == "port_range") return ParsePortRange(arg, value, cfg);
-  if (key == "mode" || key == "master_addr" || key == "bind" || key == "cpu_share") {
+  if (key == "mode" || key == "master_addr" || key == "bind" ||
+      key == "cpu_share") {
     return ApplyEnumArg(arg, key, value, cfg);
   }
   if (key == "master_addr_suffix") {
@@ -296,8 +308,10 @@ Status ApplyConfigArg(std::string_view arg, std::string_view key,
     return cfg->master_addr_suffix = std::string(value), Status::OK();
   }
   if (key == "verbose") return ParseBoolArg(arg, value, &cfg->verbose);
-  if (key == "omp_num_threads") return ParseBoolArg(arg, value, &cfg->omp_num_threads);
-  if (key == "carry_to_steps") return ParseBoolArg(arg, value, &cfg->carry_to_steps);
+  if (key == "omp_num_threads")
+    return ParseBoolArg(arg, value, &cfg->omp_num_threads);
+  if (key == "carry_to_steps")
+    return ParseBoolArg(arg, value, &cfg->carry_to_steps);
   if (key == "nccl_ib_hca") return ParseBoolArg(arg, value, &cfg->nccl_ib_hca);
   if (key == "topology") return ParsePathArg(arg, value, false, &cfg->topology);
   if (key == "topology_cache") {
@@ -319,7 +333,8 @@ Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out) {
     }
     std::string key(arg.substr(0, eq));
     DT_RETURN_IF_ERROR(ApplyConfigArg(arg, key, arg.substr(eq + 1), &cfg));
-    if (!seen.insert(key).second) return ConfigError(arg, "'" + key + "' given twice");
+    if (!seen.insert(key).second)
+      return ConfigError(arg, "'" + key + "' given twice");
   }
   if (cfg.master_addr == AddrPolicy::kNodeAddr &&
       !cfg.master_addr_suffix.empty()) {

@@ -71,11 +71,11 @@ Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out);
 
 // The user's --dist-train words. Unset optionals mean "use the default".
 struct JobOptions {
-  bool enabled = true;            // false for --dist-train=off
-  std::optional<Mode> mode;       // mode=task|node
-  std::optional<uint32_t> nproc;  // nproc=N (node mode); unset = auto
-  std::optional<bool> verbose;    // verbose / quiet
-  std::optional<BindParts> bind;  // bind=all|none|cpu+gpu+nic (share unset)
+  bool enabled = true;                // false for --dist-train=off
+  std::optional<Mode> mode;           // mode=task|node
+  std::optional<uint32_t> nproc;      // nproc=N (node mode); unset = auto
+  std::optional<bool> verbose;        // verbose / quiet
+  std::optional<BindParts> bind;      // bind=all|none|cpu+gpu+nic (share unset)
   std::optional<CpuShare> cpu_share;  // cpu-share=exclusive|domain
 };
 

@@ -40,9 +40,9 @@ TEST(JobOptionsTest, ParsesAllWords) {
 }
 
 TEST(JobOptionsTest, FormatRoundTrips) {
-  for (const char* text : {"on", "off", "mode=node", "nproc=3,quiet",
-                           "mode=task,nproc=1,verbose", "bind=cpu+gpu,cpu-share=domain",
-                           "bind=nic"}) {
+  for (const char* text :
+       {"on", "off", "mode=node", "nproc=3,quiet", "mode=task,nproc=1,verbose",
+        "bind=cpu+gpu,cpu-share=domain", "bind=nic"}) {
     JobOptions a, b;
     ASSERT_TRUE(ParseJobOptions(text, &a).ok()) << text;
     ASSERT_TRUE(ParseJobOptions(FormatJobOptions(a).c_str(), &b).ok());
@@ -59,7 +59,8 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
   const std::vector<ErrorCase> cases = {
       {"mdoe=task",
        "--dist-train: unknown word 'mdoe=task' (did you mean 'mode'?); valid "
-       "words: on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
+       "words: on, off, mode=task|node, nproc=N|auto, "
+       "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, verbose, quiet"},
       {"banana",
        "--dist-train: unknown word 'banana'; valid words: on, off, "
@@ -67,7 +68,8 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
        "cpu-share=exclusive|domain, verbose, quiet"},
       {"verbos",
        "--dist-train: unknown word 'verbos' (did you mean 'verbose'?); valid "
-       "words: on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
+       "words: on, off, mode=task|node, nproc=N|auto, "
+       "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, verbose, quiet"},
       {"mode=gpu",
        "--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"},
@@ -82,15 +84,19 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
       {"mode", "--dist-train: 'mode' needs a value, e.g. mode=node"},
       {"nproc", "--dist-train: 'nproc' needs a value, e.g. nproc=8"},
       {"bind", "--dist-train: 'bind' needs a value, e.g. bind=cpu+nic"},
-      {"cpu-share", "--dist-train: 'cpu-share' needs a value, e.g. cpu-share=domain"},
+      {"cpu-share",
+       "--dist-train: 'cpu-share' needs a value, e.g. cpu-share=domain"},
       {"bind=cpu+gpu+cpu",
-       "--dist-train: bad value 'cpu+gpu+cpu' for 'bind'; valid values: all, none "
+       "--dist-train: bad value 'cpu+gpu+cpu' for 'bind'; valid values: all, "
+       "none "
        "or a +-list of cpu, gpu, nic (e.g. bind=cpu+nic)"},
       {"bind=disk",
-       "--dist-train: bad value 'disk' for 'bind'; valid values: all, none or a "
+       "--dist-train: bad value 'disk' for 'bind'; valid values: all, none or "
+       "a "
        "+-list of cpu, gpu, nic (e.g. bind=cpu+nic)"},
       {"cpu-share=none",
-       "--dist-train: bad value 'none' for 'cpu-share'; valid values: exclusive "
+       "--dist-train: bad value 'none' for 'cpu-share'; valid values: "
+       "exclusive "
        "or domain"},
       {"nproc=auto,nproc=4", "--dist-train: 'nproc' given twice"},
       {"bind=none,bind=all", "--dist-train: 'bind' given twice"},
@@ -199,12 +205,15 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
       {"port_range=30000-32768",
        "'port_range=30000-32768': overlaps the kernel's ephemeral port range "
        "32768-60999, where outgoing connections take ports at random"},
-      {"bind=cpu+cpu", "'bind=cpu+cpu': expected all, none or a +-list of cpu, gpu, nic"},
+      {"bind=cpu+cpu",
+       "'bind=cpu+cpu': expected all, none or a +-list of cpu, gpu, nic"},
       {"bind=", "'bind=': expected all, none or a +-list of cpu, gpu, nic"},
       {"cpu_share=none", "'cpu_share=none': expected exclusive or domain"},
-      {"topology=relative.xml", "'topology=relative.xml': expected an absolute path"},
+      {"topology=relative.xml",
+       "'topology=relative.xml': expected an absolute path"},
       {"topology=none", "'topology=none': expected an absolute path"},
-      {"topology_cache=", "'topology_cache=': expected an absolute path or none"},
+      {"topology_cache=",
+       "'topology_cache=': expected an absolute path or none"},
       {"nccl_ib_hca=2", "'nccl_ib_hca=2': expected yes or no"},
       {"verbose", "'verbose': expected key=value"},
       {"=5", "'=5': expected key=value"},

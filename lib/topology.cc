@@ -89,7 +89,8 @@ void AddOsDevices(hwloc_obj_t pci, PciDevice* dev) {
       dev->tier = NicTier::kRdma;
       if (dev->verbs.empty()) dev->verbs = c->name;
     }
-    if (t == HWLOC_OBJ_OSDEV_NETWORK && dev->netdev.empty()) dev->netdev = c->name;
+    if (t == HWLOC_OBJ_OSDEV_NETWORK && dev->netdev.empty())
+      dev->netdev = c->name;
     dev->names.emplace_back(c->name);
   }
 }

@@ -2,8 +2,8 @@
 #include "binder.h"
 
 #include <sched.h>
-#include <time.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,7 +28,8 @@ bool GetEnvValue(spank_t sp, const char* name, std::string* out) {
 }
 
 // Prefers the cache slurmd wrote; falls back to live discovery.
-Status LoadModel(const PluginConfig& cfg, NodeModel* model, std::string* source) {
+Status LoadModel(const PluginConfig& cfg, NodeModel* model,
+                 std::string* source) {
   if (!cfg.topology.empty()) {
     *source = cfg.topology;
     return LoadNodeModel(cfg.topology, model);
@@ -48,7 +49,8 @@ Status LoadModel(const PluginConfig& cfg, NodeModel* model, std::string* source)
 Status StepCpus(spank_t sp, uint32_t step_id, const NodeModel& m,
                 std::optional<std::vector<int>>* cpus) {
   char* cores = nullptr;
-  spank_item_t item = step_id == kBatchStepId ? S_JOB_ALLOC_CORES : S_STEP_ALLOC_CORES;
+  spank_item_t item =
+      step_id == kBatchStepId ? S_JOB_ALLOC_CORES : S_STEP_ALLOC_CORES;
   if (spank_get_item(sp, item, &cores) != ESPANK_SUCCESS || cores == nullptr ||
       *cores == '\0') {
     return Status::OK();  // unknown: every allowed PU
@@ -64,8 +66,10 @@ Status StepCpus(spank_t sp, uint32_t step_id, const NodeModel& m,
   return Status::OK();
 }
 
-Status StepGpus(spank_t sp, uint32_t step_id, std::optional<std::vector<int>>* gpus) {
-  const char* var = step_id == kBatchStepId ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS";
+Status StepGpus(spank_t sp, uint32_t step_id,
+                std::optional<std::vector<int>>* gpus) {
+  const char* var =
+      step_id == kBatchStepId ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS";
   std::string value;
   if (!GetEnvValue(sp, var, &value) || value.empty()) return Status::OK();
   std::vector<int> g;
@@ -77,7 +81,8 @@ Status StepGpus(spank_t sp, uint32_t step_id, std::optional<std::vector<int>>* g
 double MillisSince(const timespec& start) {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
-  return (now.tv_sec - start.tv_sec) * 1e3 + (now.tv_nsec - start.tv_nsec) / 1e6;
+  return (now.tv_sec - start.tv_sec) * 1e3 +
+         (now.tv_nsec - start.tv_nsec) / 1e6;
 }
 
 Status Plan(spank_t sp, PluginState* st) {
@@ -98,8 +103,11 @@ Status Plan(spank_t sp, PluginState* st) {
   DT_RETURN_IF_ERROR(StepCpus(sp, step_id, st->model, &req.cpus));
   DT_RETURN_IF_ERROR(PlanBinding(st->model, req, &st->plan));
   // Once per step per node (tests count these lines in slurmd's log).
-  slurm_info("dist-train: step %u.%u: topology from %s loaded in %.1f ms, plan for %u ranks in %.1f ms total",
-             job_id, step_id, st->topology_source.c_str(), load_ms, ntasks, MillisSince(start));
+  slurm_info(
+      "dist-train: step %u.%u: topology from %s loaded in %.1f ms, plan for %u "
+      "ranks in %.1f ms total",
+      job_id, step_id, st->topology_source.c_str(), load_ms, ntasks,
+      MillisSince(start));
   return Status::OK();
 }
 
@@ -130,7 +138,8 @@ void PrepareBinding(spank_t sp, PluginState* st) {
   }
 }
 
-EnvAssignments RankBindingEnv(spank_t sp, const PluginState& st, uint32_t local_rank) {
+EnvAssignments RankBindingEnv(spank_t sp, const PluginState& st,
+                              uint32_t local_rank) {
   if (!st.bound || local_rank >= st.plan.ranks.size()) return {};
   BindingEnvInputs in;
   in.parts = EffectiveBind(st.config, st.options);
@@ -150,8 +159,9 @@ std::string ApplyAffinity(const PluginState& st, uint32_t local_rank) {
     if (c < CPU_SETSIZE) CPU_SET(c, &set);
   }
   if (sched_setaffinity(0, sizeof(set), &set) == 0) return "";
-  return "dist-train: warning: cannot bind local rank " + std::to_string(local_rank) +
-         " to CPUs " + FormatIndexList(cpus) + ": " + strerror(errno);
+  return "dist-train: warning: cannot bind local rank " +
+         std::to_string(local_rank) + " to CPUs " + FormatIndexList(cpus) +
+         ": " + strerror(errno);
 }
 
 void SaveTopologyCache(const PluginConfig& cfg) {
@@ -159,11 +169,13 @@ void SaveTopologyCache(const PluginConfig& cfg) {
   if (path.empty() || !cfg.topology.empty()) return;
   std::string dir = path.substr(0, path.rfind('/'));
   if (!dir.empty() && mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    slurm_info("dist-train: cannot create %s: %s", dir.c_str(), strerror(errno));
+    slurm_info("dist-train: cannot create %s: %s", dir.c_str(),
+               strerror(errno));
     return;
   }
   Status s = SaveTopologyXml(path);
-  if (!s.ok()) slurm_info("dist-train: topology cache: %s", s.message().c_str());
+  if (!s.ok())
+    slurm_info("dist-train: topology cache: %s", s.message().c_str());
 }
 
 }  // namespace dist_train

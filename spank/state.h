@@ -28,7 +28,7 @@ struct PluginState {
   bool bound = false;
   NodeModel model;
   BindPlan plan;
-  std::string bind_note;  // why there is no binding, or planner warnings
+  std::string bind_note;        // why there is no binding, or planner warnings
   std::string topology_source;  // the XML file, or "live discovery"
 };
 

@@ -48,8 +48,8 @@ Status GatherItems(spank_t sp, SlurmInputs* in) {
   DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_TOTAL_TASK_COUNT,
                              "S_JOB_TOTAL_TASK_COUNT", &in->total_tasks));
   DT_RETURN_IF_ERROR(GetItem(sp, S_TASK_ID, "S_TASK_ID", &local_id));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID",
-                             &in->global_task_id));
+  DT_RETURN_IF_ERROR(
+      GetItem(sp, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID", &in->global_task_id));
   in->local_task_id = static_cast<uint32_t>(local_id);
   // Unknown CPUs per task only means no OMP_NUM_THREADS.
   if (!GetItem(sp, S_STEP_CPUS_PER_TASK, "S_STEP_CPUS_PER_TASK",
@@ -89,14 +89,19 @@ void Report(const PluginState& st, const EnvPlan& plan, const SlurmInputs& in,
   bool first_on_node = in.local_task_id == 0;
   if (plan.verbose) fprintf(stderr, "%s\n", plan.summary.c_str());
   if (plan.verbose && first_on_node && st.bound) {
-    std::string host = in.env.count("SLURMD_NODENAME") ? in.env.at("SLURMD_NODENAME") : "?";
-    fprintf(stderr, "dist-train: binding on %s (topology: %s):\n%s", host.c_str(),
-            st.topology_source.c_str(), PlanTable(st.model, st.plan).c_str());
+    std::string host =
+        in.env.count("SLURMD_NODENAME") ? in.env.at("SLURMD_NODENAME") : "?";
+    fprintf(stderr, "dist-train: binding on %s (topology: %s):\n%s",
+            host.c_str(), st.topology_source.c_str(),
+            PlanTable(st.model, st.plan).c_str());
   }
-  if (first_on_node && !st.bind_note.empty()) fprintf(stderr, "%s\n", st.bind_note.c_str());
-  if (!affinity_warning.empty()) fprintf(stderr, "%s\n", affinity_warning.c_str());
+  if (first_on_node && !st.bind_note.empty())
+    fprintf(stderr, "%s\n", st.bind_note.c_str());
+  if (!affinity_warning.empty())
+    fprintf(stderr, "%s\n", affinity_warning.c_str());
   if (plan.verbose || (first_on_node && in.node_id == 0)) {
-    for (const std::string& w : plan.warnings) fprintf(stderr, "%s\n", w.c_str());
+    for (const std::string& w : plan.warnings)
+      fprintf(stderr, "%s\n", w.c_str());
   }
   fflush(stderr);
 }

@@ -7,9 +7,8 @@ setup() {
   REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   DEST="$BATS_TEST_TMPDIR/dest"
   PLUGINDIR=$(sed -n 's/^SLURM_PLUGINDIR = //p' "$REPO/config.mk")
-  SYSCONF=$(sed -n 's/^sysconfdir = //p' "$REPO/config.mk")
+  SLURMCONF=$(sed -n 's/^SLURM_SYSCONFDIR = //p' "$REPO/config.mk")
   PREFIX=$(sed -n 's/^prefix = //p' "$REPO/config.mk")
-  [[ $SYSCONF == '${prefix}/etc' ]] && SYSCONF=$PREFIX/etc
   LIBDIR=$PREFIX/lib
 }
 
@@ -18,7 +17,9 @@ setup() {
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [ -x "$DEST$PLUGINDIR/spank_dist_train.so" ]
   [ ! -e "$DEST$PLUGINDIR/spank_dist_train.so.new" ]
-  [ "$(cat "$DEST$SYSCONF/slurm/plugstack.conf.d/dist-train.conf")" = "required $PLUGINDIR/spank_dist_train.so" ]
+  [ "$SLURMCONF" = /etc/slurm ]
+  [ "$(cat "$DEST/etc/slurm/plugstack.conf.d/dist-train.conf")" = "required $PLUGINDIR/spank_dist_train.so" ]
+  [ -x "$DEST$PREFIX/bin/dt-topo" ]
   [ -f "$DEST$PREFIX/include/dist_train/status.h" ]
   [ -f "$DEST$LIBDIR/libdist-train.a" ]
   [ -L "$DEST$LIBDIR/libdist-train.so" ]
@@ -27,11 +28,19 @@ setup() {
   [ -f "$DEST$PREFIX/share/doc/dist-train/env-contract.md" ]
 }
 
+@test "make install prefix=... (at make time) reaches the pkg-config file" {
+  run make -C "$REPO" install DESTDIR="$DEST" prefix=/opt/dt
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qx 'prefix=/opt/dt' "$DEST/opt/dt/lib/pkgconfig/dist-train.pc"
+  [ -f "$DEST/opt/dt/include/dist_train/status.h" ]
+  [ -x "$DEST/opt/dt/bin/dt-topo" ]
+}
+
 @test "the plugin exports only the SPANK entry points and plugin symbols" {
   run nm -D --defined-only "$REPO/build/spank/spank_dist_train.so"
   [ "$status" -eq 0 ]
   names=$(awk '{print $3}' <<<"$output" | sort | tr '\n' ' ')
-  [ "$names" = "plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_init_post_opt slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]
+  [ "$names" = "plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_init_post_opt slurm_spank_slurmd_exit slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]
 }
 
 @test "a program builds and runs against the installed library via pkg-config" {

@@ -1,0 +1,81 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// What the plugin does once per step per node, on a 16-GPU topology:
+// load the topology and plan every local rank. Peers measured in the same
+// run: live hwloc discovery of this machine (what a plugin without the
+// slurmd-written XML cache would pay per step), and loading the same
+// machine from that cache.
+//
+//   make bench      (prints the ratios at the end)
+
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "binding.h"
+#include "topology.h"
+
+namespace dist_train {
+namespace {
+
+const std::string kSixteen =
+    std::string(DT_SOURCE_DIR) + "/tests/fixtures/dgx2-16gpu.xml";
+
+std::string CachePath() {
+  static const std::string path = [] {
+    std::string p =
+        "/tmp/dt-bench-topology-" + std::to_string(getpid()) + ".xml";
+    if (!SaveTopologyXml(p).ok()) abort();
+    return p;
+  }();
+  return path;
+}
+
+void BM_LoadLiveDiscovery(benchmark::State& state) {
+  for (auto _ : state) {
+    NodeModel m;
+    if (!LoadNodeModel("", &m).ok()) state.SkipWithError("live load failed");
+    benchmark::DoNotOptimize(m);
+  }
+}
+
+void BM_LoadThisMachineFromXmlCache(benchmark::State& state) {
+  std::string path = CachePath();
+  for (auto _ : state) {
+    NodeModel m;
+    if (!LoadNodeModel(path, &m).ok()) state.SkipWithError("xml load failed");
+    benchmark::DoNotOptimize(m);
+  }
+}
+
+void BM_Load16GpuXml(benchmark::State& state) {
+  for (auto _ : state) {
+    NodeModel m;
+    if (!LoadNodeModel(kSixteen, &m).ok())
+      state.SkipWithError("xml load failed");
+    benchmark::DoNotOptimize(m);
+  }
+}
+
+void BM_Plan16GpuNode(benchmark::State& state) {
+  NodeModel m;
+  if (!LoadNodeModel(kSixteen, &m).ok()) abort();
+  BindRequest req;
+  req.ntasks = static_cast<uint32_t>(state.range(0));
+  for (auto _ : state) {
+    BindPlan plan;
+    if (!PlanBinding(m, req, &plan).ok()) state.SkipWithError("plan failed");
+    benchmark::DoNotOptimize(plan);
+  }
+}
+
+BENCHMARK(BM_LoadLiveDiscovery)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LoadThisMachineFromXmlCache)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Load16GpuXml)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Plan16GpuNode)->Arg(16)->Arg(64)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace dist_train
+
+BENCHMARK_MAIN();
