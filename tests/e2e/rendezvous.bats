@@ -24,7 +24,7 @@ EOS
   run_job -N2 --ntasks-per-node=2 job.sh
   cat "$OUT/slurm-$JOB.out"
   [ "$JOB_STATE" = COMPLETED ]
-  [ "$(grep -c 'allreduce sum 10 (want 10) OK' "$OUT/slurm-$JOB.out")" -eq 4 ]
+  [ "$(grep -o 'allreduce sum 10 (want 10) OK' "$OUT/slurm-$JOB.out" | wc -l)" -eq 4 ]
 }
 
 @test "mode=node: a plain torchrun with no flags on 2 nodes x 2 workers" {
@@ -36,5 +36,5 @@ EOS
   run_job -N2 --ntasks-per-node=1 job.sh
   cat "$OUT/slurm-$JOB.out"
   [ "$JOB_STATE" = COMPLETED ]
-  [ "$(grep -c 'allreduce sum 10 (want 10) OK' "$OUT/slurm-$JOB.out")" -eq 4 ]
+  [ "$(grep -o 'allreduce sum 10 (want 10) OK' "$OUT/slurm-$JOB.out" | wc -l)" -eq 4 ]
 }
