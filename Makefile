@@ -31,7 +31,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wformat=2
 ifeq ($(WERROR),1)
 WARNINGS += -Werror
 endif
-HARDEN := $(HWLOC_CFLAGS) -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+HARDEN := $(HWLOC_CFLAGS) $(YAMLCPP_CFLAGS) -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
 CXXFLAGS ?= -g
 ALL_CXXFLAGS := -std=c++17 $(OPT) $(CXXFLAGS) $(WARNINGS) $(HARDEN) -Iinclude -Ilib \
     $(SLURM_CPPFLAGS) -DDT_VERSION='"$(PACKAGE_VERSION)"' -MMD -MP
@@ -50,7 +50,8 @@ LIB_A := $(BUILD)/libdist-train.a
 LIB_SO := $(BUILD)/$(SONAME)
 PLUGIN := $(BUILD)/spank/spank_dist_train.so
 UNIT := $(BUILD)/tests/unit_tests
-TOOLS := $(BUILD)/tools/dt-topo
+TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch
+TEMPLATE_DIR = $(datarootdir)/dist-train/templates
 
 all: $(LIB_A) $(LIB_SO) $(PLUGIN) $(TOOLS)
 
@@ -78,12 +79,16 @@ $(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
 $(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS)
 
+$(BUILD)/tools/gen-sbatch: $(BUILD)/tools/gen_sbatch.o $(LIB_A)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(YAMLCPP_LIBS)
+$(BUILD)/tools/gen_sbatch.o: ALL_CXXFLAGS += -DDT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
+
 $(UNIT): $(TEST_OBJS) $(LIB_A)
 ifneq ($(HAVE_GTEST),yes)
 	@echo "GoogleTest not found at configure time: install libgtest-dev and re-run ./configure" >&2; exit 1
 endif
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) -lpthread
+	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) -lpthread
 
 $(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS) -DDT_SOURCE_DIR='"$(CURDIR)"'
 
@@ -134,6 +139,8 @@ install: all $(PLUGSTACK_SNIPPET) $(BUILD)/dist-train.pc
 	$(INSTALL) -m 0644 $(BUILD)/dist-train.pc $(DESTDIR)$(libdir)/pkgconfig/
 	$(INSTALL) -m 0644 docs/*.md $(DESTDIR)$(docdir)/
 	$(INSTALL) -m 0755 $(TOOLS) $(DESTDIR)$(bindir)/
+	$(INSTALL) -d $(DESTDIR)$(TEMPLATE_DIR)
+	$(INSTALL) -m 0644 templates/*.sbatch $(DESTDIR)$(TEMPLATE_DIR)/
 
 CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc tools/*.cc bench/*.cc)
 # Every Debian 12 package the project needs (build, tests, local cluster).

@@ -69,10 +69,14 @@ class Status {
 };
 
 // Returns from the enclosing function when `expr` yields a non-OK Status.
-#define DT_RETURN_IF_ERROR(expr)              \
-  do {                                        \
-    ::dist_train::Status dt_status_ = (expr); \
-    if (!dt_status_.ok()) return dt_status_;  \
+#define DT_STATUS_CONCAT_(a, b) a##b
+#define DT_STATUS_CONCAT(a, b) DT_STATUS_CONCAT_(a, b)
+#define DT_RETURN_IF_ERROR(expr) \
+  DT_RETURN_IF_ERROR_IMPL(DT_STATUS_CONCAT(dt_status_, __COUNTER__), expr)
+#define DT_RETURN_IF_ERROR_IMPL(var, expr) \
+  do {                                     \
+    ::dist_train::Status var = (expr);     \
+    if (!var.ok()) return var;             \
   } while (0)
 
 }  // namespace dist_train

@@ -1,0 +1,158 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// gen-sbatch: sbatch scripts and job-array sweeps from one YAML file.
+// Exit codes: 0 ok, 1 error, 2 usage.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+extern "C" {
+#include <slurm/slurm.h>
+}
+
+#include "job_spec.h"
+#include "sbatch_script.h"
+#include "sweep.h"
+
+namespace dist_train {
+namespace {
+
+constexpr size_t kMaxSweepPoints = 10000000;
+
+struct Args {
+  std::string config, output, template_file;
+  std::vector<std::string> sets;
+  bool submit = false, dry_run = false, list_sweep = false;
+};
+
+Status ReadFile(const std::string& path, std::string* text) {
+  std::ifstream f(path);
+  if (!f) return Status::NotFound(path + ": cannot read the file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  *text = ss.str();
+  return Status::OK();
+}
+
+std::string TemplateDir() {
+  std::string installed = DT_TEMPLATE_DIR;
+  if (access((installed + "/srun.sbatch").c_str(), R_OK) == 0) return installed;
+  char exe[4096] = {0};
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  std::string dir = n > 0 ? std::string(exe, n) : "";
+  dir = dir.substr(0, dir.rfind('/'));
+  return dir + "/../../templates";  // the build tree: build/tools/gen-sbatch
+}
+
+Status LoadTemplate(const Args& a, const JobSpec& spec, std::string* name, std::string* text) {
+  *name = !a.template_file.empty() ? a.template_file
+                                   : TemplateDir() + "/" + LaunchStyleName(spec.style) + ".sbatch";
+  return ReadFile(*name, text);
+}
+
+// The cluster's MaxArraySize when --submit talks to it.
+void QueryMaxArraySize(JobSpec* spec) {
+  slurm_conf_t* conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) == 0 && conf != nullptr) {
+    if (conf->max_array_sz > 0) spec->max_array_size = conf->max_array_sz;
+    slurm_free_ctl_conf(conf);
+  }
+}
+
+Status Submit(const std::string& script, std::string* job) {
+  char path[] = "/tmp/gen-sbatch.XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return Status::IOError("mkstemp failed");
+  bool written = write(fd, script.data(), script.size()) == static_cast<ssize_t>(script.size());
+  close(fd);
+  if (!written) return Status::IOError(std::string(path) + ": write failed");
+  std::string cmd = std::string("sbatch --parsable ") + path + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[512];
+  while (p != nullptr && fgets(buf, sizeof(buf), p) != nullptr) out += buf;
+  int rc = p ? pclose(p) : -1;
+  unlink(path);
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  if (rc != 0) return Status::Unavailable("sbatch failed: " + out);
+  *job = out.substr(0, out.find(';'));
+  return Status::OK();
+}
+
+Status Write(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  f << text;
+  if (!f) return Status::IOError(path + ": cannot write");
+  return Status::OK();
+}
+
+Status Run(const Args& a) {
+  JobSpec spec;
+  DT_RETURN_IF_ERROR(LoadJobSpec(a.config, a.sets, &spec));
+  std::vector<SweepPoint> points;
+  if (spec.has_sweep) DT_RETURN_IF_ERROR(ExpandSweep(spec.sweep, kMaxSweepPoints, &points));
+  if (a.list_sweep) {
+    fputs(SweepTable(points).c_str(), stdout);
+    return Status::OK();
+  }
+  bool submit = a.submit && !a.dry_run;
+  if (submit) QueryMaxArraySize(&spec);
+  std::vector<ScriptPart> parts = SplitSweep(points.size(), spec.max_array_size);
+  if (parts.size() > 1 && a.output.empty() && !submit) {
+    return Status::InvalidArgument(
+        "the sweep has " + std::to_string(points.size()) + " points, more than MaxArraySize " +
+        std::to_string(spec.max_array_size) + ": it needs " + std::to_string(parts.size()) +
+        " job arrays; use -o FILE (writes FILE, FILE.1, ...) or --submit");
+  }
+  std::string tname, ttext;
+  DT_RETURN_IF_ERROR(LoadTemplate(a, spec, &tname, &ttext));
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::string script;
+    DT_RETURN_IF_ERROR(RenderScript(spec, points, parts[k], ttext, tname, &script));
+    if (!a.output.empty()) {
+      DT_RETURN_IF_ERROR(Write(a.output + (k == 0 ? "" : "." + std::to_string(k)), script));
+    } else if (!submit) {
+      fputs(script.c_str(), stdout);
+    }
+    if (submit) {
+      std::string job;
+      DT_RETURN_IF_ERROR(Submit(script, &job));
+      printf("%s\n", job.c_str());
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace dist_train
+
+int main(int argc, char** argv) {
+  dist_train::Args a;
+  CLI::App app{"gen-sbatch: an sbatch script (or job-array sweep) from one YAML file. "
+               "See docs/gen-sbatch.md for every key."};
+  app.add_option("config", a.config, "the YAML file")->required();
+  app.add_option("-o,--output", a.output, "write the script here (sweeps split in parts: FILE.1, ...)");
+  app.add_option("--set", a.sets, "override a key, e.g. --set job.nodes=4 (repeatable)");
+  app.add_flag("--submit", a.submit, "submit with sbatch and print the job id(s)");
+  app.add_flag("--dry-run", a.dry_run, "validate and print, never submit");
+  app.add_flag("--list-sweep", a.list_sweep, "print the table of sweep points and exit");
+  app.add_option("--template", a.template_file, "render with this template instead of templates/<style>.sbatch");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  dist_train::Status s = dist_train::Run(a);
+  if (!s.ok()) {
+    fprintf(stderr, "gen-sbatch: %s\n", s.message().c_str());
+    return 1;
+  }
+  return 0;
+}
