@@ -64,7 +64,7 @@ $(LIB_A): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS)
-	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS)
+	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS)
 	ln -sf $(SONAME) $(BUILD)/libdist-train.so
 
 # The plugin resolves slurm_* / spank_* from the process that loads it
@@ -77,7 +77,7 @@ $(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
 	mv -f $@.tmp $@
 
 $(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o $(LIB_A)
-	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS)
 
 $(BUILD)/tools/gen-sbatch: $(BUILD)/tools/gen_sbatch.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(YAMLCPP_LIBS)

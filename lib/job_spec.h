@@ -76,8 +76,8 @@ struct JobSpec {
 
 // Loads `path`, applies `sets` ("job.nodes=4"), validates. `out` is
 // untouched on error.
-Status LoadJobSpec(const std::string& path, const std::vector<std::string>& sets,
-                   JobSpec* out);
+Status LoadJobSpec(const std::string& path,
+                   const std::vector<std::string>& sets, JobSpec* out);
 
 // The same from YAML text (tests); `name` stands for the file in messages.
 Status ParseJobSpec(const std::string& yaml, const std::string& name,

@@ -29,7 +29,9 @@ TEST(JobSpecTest, DefaultsForEachLaunchStyle) {
   EXPECT_EQ(s.tasks_per_node, 8u) << "srun: one task per GPU";
   EXPECT_EQ(s.output, "%x-%j.out");
   EXPECT_EQ(s.dist_train_options, "");
-  s = Parse("job: {gpus_per_node: 8}\nlaunch: {style: torchrun, command: [train.py]}\n");
+  s = Parse(
+      "job: {gpus_per_node: 8}\nlaunch: {style: torchrun, command: "
+      "[train.py]}\n");
   EXPECT_EQ(s.tasks_per_node, 1u);
   EXPECT_EQ(s.dist_train_options, "mode=node,nproc=8");
   s = Parse("launch: {style: dt-run, command: [./app], nproc_per_node: 3}\n");
@@ -37,7 +39,8 @@ TEST(JobSpecTest, DefaultsForEachLaunchStyle) {
 }
 
 TEST(JobSpecTest, SetOverridesAnyKey) {
-  JobSpec s = Parse(kMinimal, {"job.nodes=4", "dist_train.verbose=true", "env.FOO=a b"});
+  JobSpec s = Parse(kMinimal,
+                    {"job.nodes=4", "dist_train.verbose=true", "env.FOO=a b"});
   EXPECT_EQ(s.nodes, 4u);
   EXPECT_EQ(s.dist_train_options, "verbose");
   ASSERT_EQ(s.env.size(), 1u);
@@ -45,13 +48,16 @@ TEST(JobSpecTest, SetOverridesAnyKey) {
 }
 
 TEST(JobSpecTest, SweepKinds) {
-  JobSpec s = Parse(std::string(kMinimal) +
-                    "sweep:\n  grid: {lr: [0.1, 0.2]}\n  zip: {a: [1, 2, 3], b: [x, y, z]}\n"
-                    "  range: {epoch: {start: 1, stop: 3}}\n");
+  JobSpec s = Parse(
+      std::string(kMinimal) +
+      "sweep:\n  grid: {lr: [0.1, 0.2]}\n  zip: {a: [1, 2, 3], b: [x, y, z]}\n"
+      "  range: {epoch: {start: 1, stop: 3}}\n");
   ASSERT_TRUE(s.has_sweep);
   ASSERT_EQ(s.sweep.product.size(), 3u);
   EXPECT_EQ(s.output, "%x-%A_%a.out");
-  s = Parse(std::string(kMinimal) + "sweep:\n  random: {samples: 5, seed: 7, params: {lr: {loguniform: [1e-4, 1e-2]}}}\n");
+  s = Parse(std::string(kMinimal) +
+            "sweep:\n  random: {samples: 5, seed: 7, params: {lr: {loguniform: "
+            "[1e-4, 1e-2]}}}\n");
   EXPECT_EQ(s.sweep.samples, 5u);
   EXPECT_EQ(s.sweep.seed, 7u);
 }
@@ -64,73 +70,105 @@ struct Case {
 TEST(JobSpecTest, EveryErrorMessageExactly) {
   const std::vector<Case> cases = {
       {"job:\n  nodse: 2\nlaunch: {command: [a]}\n",
-       "t.yaml:2:3: job: unknown key 'nodse' (did you mean 'nodes'?); valid keys: name, nodes, "
-       "gpus_per_node, tasks_per_node, cpus_per_task, mem, time, partition, account, qos, "
+       "t.yaml:2:3: job: unknown key 'nodse' (did you mean 'nodes'?); valid "
+       "keys: name, nodes, "
+       "gpus_per_node, tasks_per_node, cpus_per_task, mem, time, partition, "
+       "account, qos, "
        "constraint, exclusive, output or error"},
       {"jbo: {}\n",
-       "t.yaml:1:1: top level: unknown key 'jbo' (did you mean 'job'?); valid keys: job, "
-       "dist_train, launch, env, setup, container, preemption, dependency or sweep"},
+       "t.yaml:1:1: top level: unknown key 'jbo' (did you mean 'job'?); valid "
+       "keys: job, "
+       "dist_train, launch, env, setup, container, preemption, dependency or "
+       "sweep"},
       {"job:\n  nodes: two\nlaunch: {command: [a]}\n",
-       "t.yaml:2:10: job.nodes: expected an integer from 1 to 100000, got 'two'"},
-      {"job:\n  nodes: 0\n", "t.yaml:2:10: job.nodes: expected an integer from 1 to 100000, got '0'"},
+       "t.yaml:2:10: job.nodes: expected an integer from 1 to 100000, got "
+       "'two'"},
+      {"job:\n  nodes: 0\n",
+       "t.yaml:2:10: job.nodes: expected an integer from 1 to 100000, got '0'"},
       {"job: {name: my job}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:13: job.name: 'my job' cannot be used in an #SBATCH line (empty, or has "
+       "t.yaml:1:13: job.name: 'my job' cannot be used in an #SBATCH line "
+       "(empty, or has "
        "whitespace, quotes or backslashes)"},
-      {"job: {exclusive: maybe}\n", "t.yaml:1:18: job.exclusive: expected true or false, got 'maybe'"},
+      {"job: {exclusive: maybe}\n",
+       "t.yaml:1:18: job.exclusive: expected true or false, got 'maybe'"},
       {"launch: {command: python train.py}\n",
-       "t.yaml:1:19: launch.command: expected a list of words, e.g. [python, train.py, --lr, '0.1']"},
+       "t.yaml:1:19: launch.command: expected a list of words, e.g. [python, "
+       "train.py, --lr, '0.1']"},
       {"launch: {style: mpirun, command: [a]}\n",
-       "t.yaml:1:17: launch.style: expected srun, torchrun, dt-run or custom, got 'mpirun'"},
-      {"job: {nodes: 2}\n", "t.yaml:1:1: launch.command: is required (a list of words)"},
+       "t.yaml:1:17: launch.style: expected srun, torchrun, dt-run or custom, "
+       "got 'mpirun'"},
+      {"job: {nodes: 2}\n",
+       "t.yaml:1:1: launch.command: is required (a list of words)"},
       {"job: {gpus_per_node: 4, tasks_per_node: 8}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:6: job.tasks_per_node: 8 tasks per node but job.gpus_per_node is 4: with "
+       "t.yaml:1:6: job.tasks_per_node: 8 tasks per node but job.gpus_per_node "
+       "is 4: with "
        "launch.style srun each task drives one GPU"},
       {"job: {tasks_per_node: 2}\nlaunch: {style: torchrun, command: [a]}\n",
-       "t.yaml:1:6: job.tasks_per_node: launch.style torchrun runs one launcher per node, so "
+       "t.yaml:1:6: job.tasks_per_node: launch.style torchrun runs one "
+       "launcher per node, so "
        "tasks_per_node must be 1 (workers come from launch.nproc_per_node)"},
       {"dist_train: {mode: node}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:13: dist_train.mode: mode node does not fit launch.style srun (which needs mode task)"},
+       "t.yaml:1:13: dist_train.mode: mode node does not fit launch.style srun "
+       "(which needs mode task)"},
       {"dist_train: {bind: disk}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:13: dist_train: --dist-train: bad value 'disk' for 'bind'; valid values: all, "
+       "t.yaml:1:13: dist_train: --dist-train: bad value 'disk' for 'bind'; "
+       "valid values: all, "
        "none or a +-list of cpu, gpu, nic (e.g. bind=cpu+nic)"},
       {"env: {1X: a}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:7: env: '1X' is not a valid variable name ([A-Za-z_][A-Za-z0-9_]*)"},
+       "t.yaml:1:7: env: '1X' is not a valid variable name "
+       "([A-Za-z_][A-Za-z0-9_]*)"},
       {"preemption: {signal: KILL}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:22: preemption.signal: expected USR1, USR2, TERM, INT, HUP or URG, got 'KILL'"},
+       "t.yaml:1:22: preemption.signal: expected USR1, USR2, TERM, INT, HUP or "
+       "URG, got 'KILL'"},
       {"preemption: {max_requeues: 3}\nlaunch: {command: [a]}\n",
        "t.yaml:1:13: preemption.max_requeues: needs preemption.requeue: true"},
       {"dependency: 1234\nlaunch: {command: [a]}\n",
-       "t.yaml:1:13: dependency: '1234' is not a Slurm dependency like afterok:1234"},
+       "t.yaml:1:13: dependency: '1234' is not a Slurm dependency like "
+       "afterok:1234"},
       {"sweep: {zip: {a: [1, 2], b: [1]}}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:29: sweep.zip.b: has 1 values but sweep.zip.a has 2; zipped lists must have equal lengths"},
+       "t.yaml:1:29: sweep.zip.b: has 1 values but sweep.zip.a has 2; zipped "
+       "lists must have equal lengths"},
       {"sweep: {points: [{a: 1}], grid: {b: [1]}}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:8: sweep: 'points' and 'grid' cannot be combined (points and random stand alone; "
+       "t.yaml:1:8: sweep: 'points' and 'grid' cannot be combined (points and "
+       "random stand alone; "
        "grid, zip and range combine)"},
       {"sweep: {grid: {lr: []}}\nlaunch: {command: [a]}\n",
        "t.yaml:1:20: sweep.grid.lr: the list is empty"},
-      {"sweep: {range: {e: {start: 1, stop: 5, step: -1}}}\nlaunch: {command: [a]}\n",
+      {"sweep: {range: {e: {start: 1, stop: 5, step: -1}}}\nlaunch: {command: "
+       "[a]}\n",
        "t.yaml:1:20: sweep.range.e: range step -1 never goes from 1 to 5"},
-      {"sweep: {random: {samples: 3, params: {lr: {normal: [0, 1]}}}}\nlaunch: {command: [a]}\n",
-       "t.yaml:1:43: sweep.random.params.lr: unknown distribution 'normal'; valid: uniform, "
+      {"sweep: {random: {samples: 3, params: {lr: {normal: [0, 1]}}}}\nlaunch: "
+       "{command: [a]}\n",
+       "t.yaml:1:43: sweep.random.params.lr: unknown distribution 'normal'; "
+       "valid: uniform, "
        "loguniform, int or choice"},
       {"sweep: {pass_as: argv, grid: {a: [1]}}\nlaunch: {command: [a]}\n",
        "t.yaml:1:18: sweep.pass_as: expected env, args or both, got 'argv'"},
       {"sweep: {}\nlaunch: {command: [a]}\n",
        "t.yaml:1:8: sweep: needs one of grid, zip, range, points or random"},
       {"job: [1, 2]\n", "t.yaml:1:6: job: expected a mapping, got a list"},
-      {"job:\n  nodes: [1\n", "t.yaml:3:1: YAML syntax error: end of sequence flow not found"},
+      {"launch: {style: custom, command: [a], srun_args: [-l]}\n",
+       "t.yaml:1:9: launch.style: custom runs launch.command as given, so "
+       "launch.srun_args and "
+       "container cannot apply; put the srun options into launch.command"},
+      {"job:\n  nodes: [1\n",
+       "t.yaml:3:1: YAML syntax error: end of sequence flow not found"},
   };
   for (const Case& c : cases) EXPECT_EQ(Error(c.yaml), c.message) << c.yaml;
 }
 
 TEST(JobSpecTest, SetErrorsNameTheOverride) {
   EXPECT_EQ(Error(kMinimal, {"job.nodes=many"}),
-            "--set job.nodes: job.nodes: expected an integer from 1 to 100000, got 'many'");
+            "--set job.nodes: job.nodes: expected an integer from 1 to 100000, "
+            "got 'many'");
   EXPECT_EQ(Error(kMinimal, {"job.nodse=2"}),
-            "--set job.nodse: job: unknown key 'nodse' (did you mean 'nodes'?); valid keys: name, "
-            "nodes, gpus_per_node, tasks_per_node, cpus_per_task, mem, time, partition, account, "
+            "--set job.nodse: job: unknown key 'nodse' (did you mean "
+            "'nodes'?); valid keys: name, "
+            "nodes, gpus_per_node, tasks_per_node, cpus_per_task, mem, time, "
+            "partition, account, "
             "qos, constraint, exclusive, output or error");
-  EXPECT_EQ(Error(kMinimal, {"nodes"}), "--set 'nodes': expected key.path=value");
+  EXPECT_EQ(Error(kMinimal, {"nodes"}),
+            "--set 'nodes': expected key.path=value");
 }
 
 TEST(JobSpecTest, MissingFileIsNamed) {

@@ -51,7 +51,8 @@ std::vector<std::string> ThroughBash(const std::string& words) {
   std::vector<std::string> result;
   size_t start = 0;
   for (size_t i = 0; i < out.size(); ++i) {
-    if (out[i] == '\0') result.push_back(out.substr(start, i - start)), start = i + 1;
+    if (out[i] == '\0')
+      result.push_back(out.substr(start, i - start)), start = i + 1;
   }
   return result;
 }

@@ -26,8 +26,8 @@ std::string Sample(const RandomParam& p, SplitMix64* rng) {
     case RandomParam::Kind::kUniform:
       return FormatNumber(p.lo + (p.hi - p.lo) * rng->Unit());
     case RandomParam::Kind::kLogUniform:
-      return FormatNumber(
-          std::exp(std::log(p.lo) + (std::log(p.hi) - std::log(p.lo)) * rng->Unit()));
+      return FormatNumber(std::exp(
+          std::log(p.lo) + (std::log(p.hi) - std::log(p.lo)) * rng->Unit()));
     case RandomParam::Kind::kInt: {
       uint64_t span = static_cast<uint64_t>(p.ihi - p.ilo) + 1;
       return std::to_string(p.ilo + static_cast<int64_t>(rng->Next() % span));
@@ -40,15 +40,19 @@ std::string Sample(const RandomParam& p, SplitMix64* rng) {
 
 Status TooBig(size_t n, size_t max) {
   return Status::InvalidArgument("sweep has " + std::to_string(n) +
-                                 " points; the limit is " + std::to_string(max));
+                                 " points; the limit is " +
+                                 std::to_string(max));
 }
 
 Status ExpandProduct(const std::vector<SweepDimension>& dims, size_t max,
                      std::vector<SweepPoint>* out) {
   size_t total = 1;
   for (const SweepDimension& d : dims) {
-    if (d.values.empty()) return Status::InvalidArgument("sweep dimension '" + d.names[0] + "' is empty");
-    if (total > max / d.values.size() + 1) return TooBig(total * d.values.size(), max);
+    if (d.values.empty())
+      return Status::InvalidArgument("sweep dimension '" + d.names[0] +
+                                     "' is empty");
+    if (total > max / d.values.size() + 1)
+      return TooBig(total * d.values.size(), max);
     total *= d.values.size();
   }
   if (total > max) return TooBig(total, max);
@@ -59,7 +63,8 @@ Status ExpandProduct(const std::vector<SweepDimension>& dims, size_t max,
       stride /= d.values.size();
       const std::vector<std::string>& tuple = d.values[rest / stride];
       rest %= stride;
-      for (size_t k = 0; k < d.names.size(); ++k) p.emplace_back(d.names[k], tuple[k]);
+      for (size_t k = 0; k < d.names.size(); ++k)
+        p.emplace_back(d.names[k], tuple[k]);
     }
     out->push_back(std::move(p));
   }
@@ -104,14 +109,16 @@ Status ExpandSweep(const SweepSpec& spec, size_t max_points,
                    std::vector<SweepPoint>* out) {
   std::vector<SweepPoint> points;
   if (!spec.points.empty()) {
-    if (spec.points.size() > max_points) return TooBig(spec.points.size(), max_points);
+    if (spec.points.size() > max_points)
+      return TooBig(spec.points.size(), max_points);
     points = spec.points;
   } else if (!spec.random.empty()) {
     if (spec.samples > max_points) return TooBig(spec.samples, max_points);
     SplitMix64 rng{spec.seed};
     for (uint32_t i = 0; i < spec.samples; ++i) {
       SweepPoint p;
-      for (const RandomParam& r : spec.random) p.emplace_back(r.name, Sample(r, &rng));
+      for (const RandomParam& r : spec.random)
+        p.emplace_back(r.name, Sample(r, &rng));
       points.push_back(std::move(p));
     }
   } else {

@@ -30,16 +30,21 @@ struct SweepDimension {
 
 struct RandomParam {
   std::string name;
-  enum class Kind { kUniform, kLogUniform, kChoice, kInt } kind = Kind::kUniform;
-  double lo = 0, hi = 1;               // uniform/loguniform: [lo, hi)
-  int64_t ilo = 0, ihi = 0;            // int: [ilo, ihi]
-  std::vector<std::string> choices;    // choice
+  enum class Kind {
+    kUniform,
+    kLogUniform,
+    kChoice,
+    kInt
+  } kind = Kind::kUniform;
+  double lo = 0, hi = 1;             // uniform/loguniform: [lo, hi)
+  int64_t ilo = 0, ihi = 0;          // int: [ilo, ihi]
+  std::vector<std::string> choices;  // choice
 };
 
 struct SweepSpec {
-  std::vector<SweepDimension> product;   // grid / range / zip
-  std::vector<SweepPoint> points;        // explicit
-  std::vector<RandomParam> random;       // random sampling
+  std::vector<SweepDimension> product;  // grid / range / zip
+  std::vector<SweepPoint> points;       // explicit
+  std::vector<RandomParam> random;      // random sampling
   uint32_t samples = 0;
   uint64_t seed = 0;
 };

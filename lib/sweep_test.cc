@@ -17,7 +17,8 @@ SweepDimension Dim(const std::string& name, std::vector<std::string> values) {
 
 TEST(SweepTest, GridIsACartesianProductFirstDimensionSlowest) {
   SweepSpec s;
-  s.product = {Dim("lr", {"0.1", "0.01", "0.001"}), Dim("bs", {"32", "64", "128", "256"})};
+  s.product = {Dim("lr", {"0.1", "0.01", "0.001"}),
+               Dim("bs", {"32", "64", "128", "256"})};
   std::vector<SweepPoint> pts;
   ASSERT_TRUE(ExpandSweep(s, 1000, &pts).ok());
   ASSERT_EQ(pts.size(), 12u);
@@ -38,7 +39,8 @@ TEST(SweepTest, ZipAdvancesTogetherAndCombinesWithGrid) {
   std::vector<SweepPoint> pts;
   ASSERT_TRUE(ExpandSweep(s, 1000, &pts).ok());
   ASSERT_EQ(pts.size(), 6u);
-  EXPECT_EQ(pts[1], (SweepPoint{{"seed", "1"}, {"model", "large"}, {"layers", "24"}}));
+  EXPECT_EQ(pts[1],
+            (SweepPoint{{"seed", "1"}, {"model", "large"}, {"layers", "24"}}));
 }
 
 TEST(SweepTest, Ranges) {
@@ -49,8 +51,10 @@ TEST(SweepTest, Ranges) {
   EXPECT_EQ(v, (std::vector<std::string>{"0.1", "0.2", "0.30000000000000004"}));
   ASSERT_TRUE(RangeValues(10, 0, -5, &v).ok());
   EXPECT_EQ(v, (std::vector<std::string>{"10", "5"}));
-  EXPECT_EQ(RangeValues(0, 5, 0, &v).message(), "range step 0 never goes from 0 to 5");
-  EXPECT_EQ(RangeValues(0, 5, -1, &v).message(), "range step -1 never goes from 0 to 5");
+  EXPECT_EQ(RangeValues(0, 5, 0, &v).message(),
+            "range step 0 never goes from 0 to 5");
+  EXPECT_EQ(RangeValues(0, 5, -1, &v).message(),
+            "range step -1 never goes from 0 to 5");
 }
 
 TEST(SweepTest, RandomIsReproducibleFromItsSeed) {
@@ -89,10 +93,13 @@ TEST(SweepTest, ExplicitPointsAndLimits) {
   std::vector<SweepPoint> pts;
   ASSERT_TRUE(ExpandSweep(s, 10, &pts).ok());
   EXPECT_EQ(pts, s.points);
-  EXPECT_EQ(ExpandSweep(s, 1, &pts).message(), "sweep has 2 points; the limit is 1");
+  EXPECT_EQ(ExpandSweep(s, 1, &pts).message(),
+            "sweep has 2 points; the limit is 1");
   SweepSpec big;
-  big.product = {Dim("a", std::vector<std::string>(1000, "x")), Dim("b", std::vector<std::string>(1000, "y"))};
-  EXPECT_EQ(ExpandSweep(big, 100000, &pts).message(), "sweep has 1000000 points; the limit is 100000");
+  big.product = {Dim("a", std::vector<std::string>(1000, "x")),
+                 Dim("b", std::vector<std::string>(1000, "y"))};
+  EXPECT_EQ(ExpandSweep(big, 100000, &pts).message(),
+            "sweep has 1000000 points; the limit is 100000");
 }
 
 TEST(SweepTest, FormatNumberIsShortestExact) {

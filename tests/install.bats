@@ -20,6 +20,8 @@ setup() {
   [ "$SLURMCONF" = /etc/slurm ]
   [ "$(cat "$DEST/etc/slurm/plugstack.conf.d/dist-train.conf")" = "required $PLUGINDIR/spank_dist_train.so" ]
   [ -x "$DEST$PREFIX/bin/dt-topo" ]
+  [ -x "$DEST$PREFIX/bin/gen-sbatch" ]
+  [ -f "$DEST$PREFIX/share/dist-train/templates/torchrun.sbatch" ]
   [ -f "$DEST$PREFIX/include/dist_train/status.h" ]
   [ -f "$DEST$LIBDIR/libdist-train.a" ]
   [ -L "$DEST$LIBDIR/libdist-train.so" ]

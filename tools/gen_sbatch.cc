@@ -50,9 +50,11 @@ std::string TemplateDir() {
   return dir + "/../../templates";  // the build tree: build/tools/gen-sbatch
 }
 
-Status LoadTemplate(const Args& a, const JobSpec& spec, std::string* name, std::string* text) {
-  *name = !a.template_file.empty() ? a.template_file
-                                   : TemplateDir() + "/" + LaunchStyleName(spec.style) + ".sbatch";
+Status LoadTemplate(const Args& a, const JobSpec& spec, std::string* name,
+                    std::string* text) {
+  *name = !a.template_file.empty()
+              ? a.template_file
+              : TemplateDir() + "/" + LaunchStyleName(spec.style) + ".sbatch";
   return ReadFile(*name, text);
 }
 
@@ -69,7 +71,8 @@ Status Submit(const std::string& script, std::string* job) {
   char path[] = "/tmp/gen-sbatch.XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) return Status::IOError("mkstemp failed");
-  bool written = write(fd, script.data(), script.size()) == static_cast<ssize_t>(script.size());
+  bool written = write(fd, script.data(), script.size()) ==
+                 static_cast<ssize_t>(script.size());
   close(fd);
   if (!written) return Status::IOError(std::string(path) + ": write failed");
   std::string cmd = std::string("sbatch --parsable ") + path + " 2>&1";
@@ -96,27 +99,33 @@ Status Run(const Args& a) {
   JobSpec spec;
   DT_RETURN_IF_ERROR(LoadJobSpec(a.config, a.sets, &spec));
   std::vector<SweepPoint> points;
-  if (spec.has_sweep) DT_RETURN_IF_ERROR(ExpandSweep(spec.sweep, kMaxSweepPoints, &points));
+  if (spec.has_sweep)
+    DT_RETURN_IF_ERROR(ExpandSweep(spec.sweep, kMaxSweepPoints, &points));
   if (a.list_sweep) {
     fputs(SweepTable(points).c_str(), stdout);
     return Status::OK();
   }
   bool submit = a.submit && !a.dry_run;
   if (submit) QueryMaxArraySize(&spec);
-  std::vector<ScriptPart> parts = SplitSweep(points.size(), spec.max_array_size);
+  std::vector<ScriptPart> parts =
+      SplitSweep(points.size(), spec.max_array_size);
   if (parts.size() > 1 && a.output.empty() && !submit) {
     return Status::InvalidArgument(
-        "the sweep has " + std::to_string(points.size()) + " points, more than MaxArraySize " +
-        std::to_string(spec.max_array_size) + ": it needs " + std::to_string(parts.size()) +
+        "the sweep has " + std::to_string(points.size()) +
+        " points, more than MaxArraySize " +
+        std::to_string(spec.max_array_size) + ": it needs " +
+        std::to_string(parts.size()) +
         " job arrays; use -o FILE (writes FILE, FILE.1, ...) or --submit");
   }
   std::string tname, ttext;
   DT_RETURN_IF_ERROR(LoadTemplate(a, spec, &tname, &ttext));
   for (size_t k = 0; k < parts.size(); ++k) {
     std::string script;
-    DT_RETURN_IF_ERROR(RenderScript(spec, points, parts[k], ttext, tname, &script));
+    DT_RETURN_IF_ERROR(
+        RenderScript(spec, points, parts[k], ttext, tname, &script));
     if (!a.output.empty()) {
-      DT_RETURN_IF_ERROR(Write(a.output + (k == 0 ? "" : "." + std::to_string(k)), script));
+      DT_RETURN_IF_ERROR(
+          Write(a.output + (k == 0 ? "" : "." + std::to_string(k)), script));
     } else if (!submit) {
       fputs(script.c_str(), stdout);
     }
@@ -134,15 +143,22 @@ Status Run(const Args& a) {
 
 int main(int argc, char** argv) {
   dist_train::Args a;
-  CLI::App app{"gen-sbatch: an sbatch script (or job-array sweep) from one YAML file. "
-               "See docs/gen-sbatch.md for every key."};
+  CLI::App app{
+      "gen-sbatch: an sbatch script (or job-array sweep) from one YAML file. "
+      "See docs/gen-sbatch.md for every key."};
   app.add_option("config", a.config, "the YAML file")->required();
-  app.add_option("-o,--output", a.output, "write the script here (sweeps split in parts: FILE.1, ...)");
-  app.add_option("--set", a.sets, "override a key, e.g. --set job.nodes=4 (repeatable)");
-  app.add_flag("--submit", a.submit, "submit with sbatch and print the job id(s)");
+  app.add_option("-o,--output", a.output,
+                 "write the script here (sweeps split in parts: FILE.1, ...)");
+  app.add_option("--set", a.sets,
+                 "override a key, e.g. --set job.nodes=4 (repeatable)");
+  app.add_flag("--submit", a.submit,
+               "submit with sbatch and print the job id(s)");
   app.add_flag("--dry-run", a.dry_run, "validate and print, never submit");
-  app.add_flag("--list-sweep", a.list_sweep, "print the table of sweep points and exit");
-  app.add_option("--template", a.template_file, "render with this template instead of templates/<style>.sbatch");
+  app.add_flag("--list-sweep", a.list_sweep,
+               "print the table of sweep points and exit");
+  app.add_option(
+      "--template", a.template_file,
+      "render with this template instead of templates/<style>.sbatch");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bats
+# gen-sbatch end to end on the local cluster: generated scripts, submitted
+# with --submit by the unprivileged user, run and are wired.
+
+load common
+
+setup() {
+  require_cluster
+  make_outdir
+  GEN="$DT_REPO/build/tools/gen-sbatch"
+  as_user test -x "$GEN" || skip "$DT_USER cannot run $GEN"
+}
+
+teardown() {
+  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+}
+
+# Waits until no task of job $1 is pending or running (at most 120 s).
+wait_all() {
+  local deadline=$((SECONDS + 120))
+  while ((SECONDS < deadline)); do
+    [[ -z $(squeue -h -j "$1" 2>/dev/null) ]] && return 0
+    sleep 0.2
+  done
+  squeue -j "$1" >&2
+  return 1
+}
+
+@test "a generated 2-node script runs and its tasks are wired" {
+  write_script train.yaml <<'EOF2'
+job: {name: wired, nodes: 2, tasks_per_node: 2}
+launch: {command: [python3, dump_task.py, .]}
+EOF2
+  run as_user bash -c "cd '$OUT' && '$GEN' train.yaml --submit"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  job=$output
+  [[ $job =~ ^[0-9]+$ ]]
+  wait_all "$job"
+  [ "$(wait_job "$job")" = COMPLETED ]
+  python3 "$OUT/check_contract.py" "$OUT" "$job" 0 --tasks-per-node 2,2
+}
+
+@test "a 3x4 grid sweep submitted with --submit runs 12 array tasks, each with exactly its point" {
+  write_script sweep.yaml <<'EOF2'
+job: {name: grid, nodes: 1}
+launch:
+  command: [bash, -c, 'echo "$lr $bs $*" > "point.$DT_SWEEP_INDEX"', sweep]
+sweep:
+  grid: {lr: [0.1, 0.01, 0.001], bs: [32, 64, 128, 256]}
+  parallel: 6
+  pass_as: both
+  run_dir: runs
+EOF2
+  run as_user bash -c "cd '$OUT' && '$GEN' sweep.yaml --submit"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  job=$output
+  wait_all "$job"
+  table=$(cd "$OUT" && "$GEN" sweep.yaml --list-sweep)
+  [ "$(ls "$OUT"/point.* | wc -l)" -eq 12 ]
+  for i in $(seq 0 11); do
+    read -r _ lr bs <<<"$(sed -n "$((i + 2))p" <<<"$table")"
+    [ "$(cat "$OUT/point.$i")" = "$lr $bs --lr=$lr --bs=$bs" ] || { echo "point $i: $(cat "$OUT/point.$i")"; false; }
+    [ -d "$OUT/runs/grid-$job/$i" ]
+  done
+  [ "$(ls "$OUT"/grid-"$job"_*.out | wc -l)" -eq 12 ]
+}
