@@ -12,20 +12,11 @@
 
 #include "binding_env.h"
 #include "port.h"
+#include "spank_env.h"
 #include "topology.h"
 
 namespace dist_train {
 namespace {
-
-bool GetEnvValue(spank_t sp, const char* name, std::string* out) {
-  std::vector<char> buf(1 << 16);
-  if (spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size())) !=
-      ESPANK_SUCCESS) {
-    return false;
-  }
-  *out = buf.data();
-  return true;
-}
 
 // Prefers the cache slurmd wrote; falls back to live discovery.
 Status LoadModel(const PluginConfig& cfg, NodeModel* model,
@@ -71,7 +62,7 @@ Status StepGpus(spank_t sp, uint32_t step_id,
   const char* var =
       step_id == kBatchStepId ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS";
   std::string value;
-  if (!GetEnvValue(sp, var, &value) || value.empty()) return Status::OK();
+  if (!GetEnv(sp, var, &value) || value.empty()) return Status::OK();
   std::vector<int> g;
   DT_RETURN_IF_ERROR(ParseIndexList(value, var, &g));
   *gpus = g;
@@ -144,7 +135,7 @@ EnvAssignments RankBindingEnv(spank_t sp, const PluginState& st,
   BindingEnvInputs in;
   in.parts = EffectiveBind(st.config, st.options);
   in.nccl_ib_hca = st.config.nccl_ib_hca;
-  GetEnvValue(sp, "CUDA_VISIBLE_DEVICES", &in.slurm_cuda_visible_devices);
+  GetEnv(sp, "CUDA_VISIBLE_DEVICES", &in.slurm_cuda_visible_devices);
   return BindingEnv(st.model, st.plan, st.plan.ranks[local_rank], in);
 }
 

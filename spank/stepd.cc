@@ -10,23 +10,11 @@
 #include "hostlist.h"
 #include "plan_report.h"
 #include "port.h"
+#include "spank_env.h"
 #include "state.h"
 
 namespace dist_train {
 namespace {
-
-constexpr size_t kMaxEnvValue = 1 << 20;
-
-bool GetEnv(spank_t sp, const char* name, std::string* out) {
-  std::vector<char> buf(4096);
-  for (;;) {
-    spank_err_t rc =
-        spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size()));
-    if (rc == ESPANK_SUCCESS) return *out = buf.data(), true;
-    if (rc != ESPANK_NOSPACE || buf.size() >= kMaxEnvValue) return false;
-    buf.resize(buf.size() * 4);
-  }
-}
 
 template <typename T>
 Status GetItem(spank_t sp, spank_item_t item, const char* name, T* out) {
