@@ -31,7 +31,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wformat=2
 ifeq ($(WERROR),1)
 WARNINGS += -Werror
 endif
-HARDEN := $(HWLOC_CFLAGS) $(YAMLCPP_CFLAGS) -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+HARDEN := $(HWLOC_CFLAGS) $(YAMLCPP_CFLAGS) $(OPENSSL_CFLAGS) -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
 CXXFLAGS ?= -g
 ALL_CXXFLAGS := -std=c++17 $(OPT) $(CXXFLAGS) $(WARNINGS) $(HARDEN) -Iinclude -Ilib \
     $(SLURM_CPPFLAGS) -DDT_VERSION='"$(PACKAGE_VERSION)"' -MMD -MP
@@ -64,7 +64,7 @@ $(LIB_A): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS)
-	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS)
+	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS)
 	ln -sf $(SONAME) $(BUILD)/libdist-train.so
 
 # The plugin resolves slurm_* / spank_* from the process that loads it
@@ -77,7 +77,7 @@ $(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
 	mv -f $@.tmp $@
 
 $(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o $(LIB_A)
-	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS)
 
 $(BUILD)/tools/gen-sbatch: $(BUILD)/tools/gen_sbatch.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(YAMLCPP_LIBS)
@@ -88,7 +88,7 @@ ifneq ($(HAVE_GTEST),yes)
 	@echo "GoogleTest not found at configure time: install libgtest-dev and re-run ./configure" >&2; exit 1
 endif
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) -lpthread
+	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) -lpthread
 
 $(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS) -DDT_SOURCE_DIR='"$(CURDIR)"'
 

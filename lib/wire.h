@@ -31,6 +31,7 @@ enum class FrameType : uint8_t {
   kReject = 4,  // server -> client: reason
   kTable = 5,   // rank 0 -> all: every rank's data address
   kAbort = 6,   // any -> rank 0 -> all: a rank failed
+  kBye = 7,     // a rank shuts down cleanly: its disconnect is no failure
 };
 
 // An owned, connected TCP socket. Movable, not copyable.

@@ -1,0 +1,412 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The CPU communicator: a star of control connections to rank 0 (rendezvous,
+// failure notices) and a ring of data connections (collectives).
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "dist_train/runtime.h"
+#include "handshake.h"
+#include "reduce.h"
+#include "runtime_env.h"
+#include "wire.h"
+
+namespace dist_train {
+
+struct Communicator::Impl {
+  Options opt;
+  Credentials cred;
+  int rank = 0, size = 1;
+  std::vector<Conn> ctrl;         // rank 0: one per rank; others: ctrl[0]
+  std::vector<bool> left;         // rank 0: ranks that said goodbye
+  std::vector<std::string> addr;  // every rank's data address "ip:port"
+  Conn next, prev;
+  int data_fd = -1;
+  std::string failure;  // set once: every later call fails with it
+
+  ~Impl();
+  void Log(const std::string& msg) const;
+  Status Fail(const Status& s);
+  Status CheckCtrl(size_t index);
+  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen);
+};
+
+namespace {
+
+constexpr double kPeerHandshakeSeconds = 5;
+constexpr size_t kBroadcastChunk = 1 << 20;
+
+Deadline Soon(Deadline d, double seconds) {
+  return std::min(d, DeadlineIn(seconds));
+}
+
+std::string Host(const std::string& peer) {
+  return peer.substr(0, peer.rfind(':'));
+}
+
+int Mod(int a, int n) { return ((a % n) + n) % n; }
+
+Status ServeRendezvous(Communicator::Impl* c, int data_port, Deadline d) {
+  int lfd = -1, port = 0;
+  Status st;
+  for (int k = 0; k < c->opt.port_candidates; ++k) {
+    st = Listen(c->opt.master_port + k, &lfd, &port);
+    if (st.ok()) break;
+    c->Log(st.message() +
+           (k + 1 < c->opt.port_candidates ? "; trying the next port" : ""));
+  }
+  if (!st.ok()) return st;
+  c->ctrl.resize(c->size);
+  c->left.assign(c->size, false);
+  c->addr.assign(c->size, "");
+  c->addr[0] = c->opt.master_addr + ":" + std::to_string(data_port);
+  for (int joined = 1; joined < c->size;) {
+    Conn conn;
+    st = Accept(lfd, d, &conn);
+    if (!st.ok()) {
+      std::string missing;
+      for (int r = 1; r < c->size; ++r)
+        if (!c->ctrl[r].valid())
+          missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      close(lfd);
+      return Status::Timeout(
+          "rendezvous on port " + std::to_string(port) + ": ranks " + missing +
+          " did not arrive within " +
+          std::to_string(static_cast<int>(c->opt.timeout_seconds)) + " s");
+    }
+    ServerSide ss;
+    JoinInfo j;
+    Deadline pd = Soon(d, kPeerHandshakeSeconds);
+    st = SendHello(&conn, c->cred, pd, &ss);
+    if (st.ok()) st = CheckJoin(&conn, c->cred, ss, c->size, -1, pd, &j);
+    if (st.ok() && c->ctrl[j.rank].valid())
+      st = Status::PermissionDenied(conn.peer() + " claims rank " +
+                                    std::to_string(j.rank) +
+                                    ", which already joined");
+    if (!st.ok()) {
+      c->Log(st.message());
+      continue;
+    }
+    c->addr[j.rank] = Host(conn.peer()) + ":" + std::to_string(j.data_port);
+    conn.set_peer("rank " + std::to_string(j.rank) + " (" + Host(conn.peer()) +
+                  ")");
+    c->ctrl[j.rank] = std::move(conn);
+    ++joined;
+  }
+  close(lfd);
+  std::string table;
+  for (const std::string& a : c->addr) PutString(&table, a);
+  for (int r = 1; r < c->size; ++r)
+    DT_RETURN_IF_ERROR(c->ctrl[r].SendFrame(FrameType::kTable, table, d));
+  return Status::OK();
+}
+
+Status JoinRendezvous(Communicator::Impl* c, int data_port, Deadline d) {
+  JoinInfo me{static_cast<uint32_t>(c->rank), static_cast<uint32_t>(c->size),
+              static_cast<uint32_t>(data_port)};
+  auto backoff = std::chrono::milliseconds(2);
+  while (Clock::now() < d) {
+    for (int k = 0; k < c->opt.port_candidates; ++k) {
+      Conn conn;
+      if (!ConnectOnce(c->opt.master_addr, c->opt.master_port + k, 1.0, &conn)
+               .ok())
+        continue;
+      ClientSide cs;
+      Deadline pd = Soon(d, kPeerHandshakeSeconds);
+      Status st = SendJoin(&conn, c->cred, me, pd, &cs);
+      if (st.ok()) st = ReadAccept(&conn, c->cred, me, &cs, pd);
+      if (st.ok()) {
+        conn.set_peer("rank 0 (" + c->opt.master_addr + ")");
+        c->ctrl.resize(1);
+        c->ctrl[0] = std::move(conn);
+        FrameType type;
+        std::string table;
+        DT_RETURN_IF_ERROR(c->ctrl[0].RecvFrame(&type, &table, d, 1 << 24));
+        size_t pos = 0;
+        c->addr.assign(c->size, "");
+        for (std::string& a : c->addr) {
+          if (type != FrameType::kTable || !GetString(table, &pos, 512, &a))
+            return Status::Internal("rank 0 sent a malformed address table");
+        }
+        return Status::OK();
+      }
+      if (!cs.foreign) return st;  // e.g. refused for a wrong secret: final
+    }
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(100));
+  }
+  return Status::Timeout(
+      "no rank 0 of job '" + c->cred.identity + "' at " + c->opt.master_addr +
+      ":" + std::to_string(c->opt.master_port) + "+" +
+      std::to_string(c->opt.port_candidates - 1) + " within " +
+      std::to_string(static_cast<int>(c->opt.timeout_seconds)) + " s");
+}
+
+Status ConnectRing(Communicator::Impl* c, Deadline d) {
+  int next_rank = (c->rank + 1) % c->size,
+      prev_rank = Mod(c->rank - 1, c->size);
+  const std::string& a = c->addr[next_rank];
+  std::string host = a.substr(0, a.rfind(':'));
+  int port = std::atoi(a.substr(a.rfind(':') + 1).c_str());
+  Status st;
+  while (!(st = ConnectOnce(host, port, 1.0, &c->next)).ok()) {
+    if (Clock::now() >= d)
+      return Status::Timeout("cannot reach rank " + std::to_string(next_rank) +
+                             " at " + a + ": " + st.message());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  c->next.set_peer("rank " + std::to_string(next_rank) + " (" + host + ")");
+  ServerSide ss;
+  DT_RETURN_IF_ERROR(Accept(c->data_fd, d, &c->prev));
+  DT_RETURN_IF_ERROR(SendHello(&c->prev, c->cred, d, &ss));
+  ClientSide cs;
+  JoinInfo me{static_cast<uint32_t>(c->rank), static_cast<uint32_t>(c->size),
+              0};
+  DT_RETURN_IF_ERROR(SendJoin(&c->next, c->cred, me, d, &cs));
+  JoinInfo j;
+  while (!(st = CheckJoin(&c->prev, c->cred, ss, c->size, prev_rank,
+                          Soon(d, kPeerHandshakeSeconds), &j))
+              .ok()) {
+    c->Log(st.message());
+    DT_RETURN_IF_ERROR(Accept(c->data_fd, d, &c->prev));
+    DT_RETURN_IF_ERROR(SendHello(&c->prev, c->cred, d, &ss));
+  }
+  c->prev.set_peer("rank " + std::to_string(prev_rank) + " (" +
+                   Host(c->prev.peer()) + ")");
+  return ReadAccept(&c->next, c->cred, me, &cs, d);
+}
+
+size_t SegmentStart(size_t count, int n, int i) {
+  return count * static_cast<size_t>(i) / static_cast<size_t>(n);
+}
+
+}  // namespace
+
+Communicator::Impl::~Impl() {
+  // Say goodbye so peers do not take this disconnect for a failure.
+  for (Conn& c : ctrl) {
+    if (c.valid()) c.SendFrame(FrameType::kBye, "", DeadlineIn(0.2));
+  }
+  if (data_fd >= 0) close(data_fd);
+}
+
+void Communicator::Impl::Log(const std::string& msg) const {
+  fprintf(stderr, "dist-train: rank %d: %s\n", rank, msg.c_str());
+}
+
+Status Communicator::Impl::Fail(const Status& s) {
+  if (failure.empty()) {
+    failure = s.message();
+    Log(failure);
+    for (size_t i = 0; i < ctrl.size(); ++i) {
+      if (ctrl[i].valid() && !(rank == 0 && left[i]))
+        ctrl[i].SendFrame(FrameType::kAbort, failure, DeadlineIn(0.5));
+    }
+  }
+  return Status::Unavailable(failure);
+}
+
+// A control socket is readable: an abort notice, a goodbye, or a death.
+Status Communicator::Impl::CheckCtrl(size_t i) {
+  FrameType type;
+  std::string msg;
+  Status st = ctrl[i].RecvFrame(&type, &msg, DeadlineIn(1));
+  if (st.ok() && type == FrameType::kBye) {
+    if (rank == 0) left[i] = true;
+    ctrl[i].Close();
+    return Status::OK();
+  }
+  if (st.ok() && type == FrameType::kAbort)
+    return Fail(Status::Unavailable(msg));
+  return Fail(Status::Unavailable(
+      ctrl[i].peer() +
+      " failed: " + (st.ok() ? "unexpected message" : st.message())));
+}
+
+Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
+                                    size_t rlen) {
+  if (!failure.empty()) return Status::Unavailable(failure);
+  Deadline d = DeadlineIn(opt.timeout_seconds);
+  size_t sent = 0, got = 0;
+  while (sent < slen || got < rlen) {
+    std::vector<pollfd> fds = {
+        {next.fd(), static_cast<short>(sent < slen ? POLLOUT : 0), 0},
+        {prev.fd(), static_cast<short>(got < rlen ? POLLIN : 0), 0}};
+    for (const Conn& c : ctrl)
+      fds.push_back({c.valid() ? c.fd() : -1, POLLIN, 0});
+    auto left_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now())
+            .count();
+    int n = poll(fds.data(), fds.size(),
+                 static_cast<int>(std::max<int64_t>(left_ms, 0)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return Fail(Status::Timeout(
+          "rank " + std::to_string(rank) + ": no progress for " +
+          std::to_string(static_cast<int>(opt.timeout_seconds)) +
+          " s waiting on " + (got < rlen ? prev.peer() : next.peer())));
+    }
+    bool progress = false;
+    if (fds[0].revents & (POLLOUT | POLLERR | POLLHUP)) {
+      ssize_t k =
+          send(next.fd(), sbuf + sent, std::min<size_t>(slen - sent, 1 << 22),
+               MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (k > 0)
+        sent += static_cast<size_t>(k), progress = true;
+      else if (k < 0 && errno != EAGAIN && errno != EINTR)
+        return Fail(Status::Unavailable(next.peer() + " is gone (" +
+                                        strerror(errno) + ")"));
+    }
+    if (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) {
+      ssize_t k = recv(prev.fd(), rbuf + got, rlen - got, MSG_DONTWAIT);
+      if (k > 0)
+        got += static_cast<size_t>(k), progress = true;
+      else if (k == 0)
+        return Fail(Status::Unavailable(prev.peer() +
+                                        " closed the connection (died?)"));
+      else if (errno != EAGAIN && errno != EINTR)
+        return Fail(Status::Unavailable(prev.peer() + " is gone (" +
+                                        strerror(errno) + ")"));
+    }
+    if (progress) continue;  // finish what buffered data allows first
+    for (size_t i = 0; i < ctrl.size(); ++i) {
+      if (fds[2 + i].revents) DT_RETURN_IF_ERROR(CheckCtrl(i));
+    }
+  }
+  return Status::OK();
+}
+
+Communicator::Communicator(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+Communicator::~Communicator() = default;
+int Communicator::rank() const { return impl_->rank; }
+int Communicator::size() const { return impl_->size; }
+
+Status Communicator::Create(const Options& options,
+                            std::unique_ptr<Communicator>* out) {
+  auto c = std::make_unique<Impl>();
+  DT_RETURN_IF_ERROR(ResolveOptions(options, ProcessEnv(), &c->opt));
+  c->rank = c->opt.rank;
+  c->size = c->opt.world_size;
+  c->cred = {c->opt.job_identity, c->opt.job_token};
+  Deadline d = DeadlineIn(c->opt.timeout_seconds);
+  if (c->size > 1) {
+    int data_port = 0;
+    DT_RETURN_IF_ERROR(Listen(0, &c->data_fd, &data_port));
+    DT_RETURN_IF_ERROR(c->rank == 0 ? ServeRendezvous(c.get(), data_port, d)
+                                    : JoinRendezvous(c.get(), data_port, d));
+    DT_RETURN_IF_ERROR(ConnectRing(c.get(), d));
+  }
+  out->reset(new Communicator(std::move(c)));
+  return Status::OK();
+}
+
+namespace {
+
+// The ring's reduce-scatter: afterwards rank r holds the reduced segment r
+// (segment i = elements [start(i), start(i+1))).
+Status RingReduceScatter(Communicator::Impl* c, char* buf, size_t count,
+                         DataType type, ReduceOp op) {
+  const int n = c->size, r = c->rank;
+  const size_t es = DataTypeSize(type);
+  std::vector<char> tmp((count / n + 1) * es);
+  for (int s = 0; s < n - 1; ++s) {
+    int si = Mod(r - s - 1, n), ri = Mod(r - s - 2, n);
+    size_t s0 = SegmentStart(count, n, si), s1 = SegmentStart(count, n, si + 1);
+    size_t r0 = SegmentStart(count, n, ri), r1 = SegmentStart(count, n, ri + 1);
+    DT_RETURN_IF_ERROR(
+        c->Exchange(buf + s0 * es, (s1 - s0) * es, tmp.data(), (r1 - r0) * es));
+    ReduceInto(buf + r0 * es, tmp.data(), r1 - r0, type, op);
+  }
+  return Status::OK();
+}
+
+// The ring's all-gather: rank r starts with segment r, ends with all.
+Status RingAllGather(Communicator::Impl* c, char* buf, size_t count,
+                     size_t es) {
+  const int n = c->size, r = c->rank;
+  for (int s = 0; s < n - 1; ++s) {
+    int si = Mod(r - s, n), ri = Mod(r - s - 1, n);
+    size_t s0 = SegmentStart(count, n, si), s1 = SegmentStart(count, n, si + 1);
+    size_t r0 = SegmentStart(count, n, ri), r1 = SegmentStart(count, n, ri + 1);
+    DT_RETURN_IF_ERROR(c->Exchange(buf + s0 * es, (s1 - s0) * es, buf + r0 * es,
+                                   (r1 - r0) * es));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Communicator::AllReduce(const void* send, void* recv, size_t count,
+                               DataType type, ReduceOp op) {
+  size_t es = DataTypeSize(type);
+  if (send != recv && count > 0) std::memmove(recv, send, count * es);
+  char* buf = static_cast<char*>(recv);
+  if (impl_->size > 1) {
+    DT_RETURN_IF_ERROR(RingReduceScatter(impl_.get(), buf, count, type, op));
+    DT_RETURN_IF_ERROR(RingAllGather(impl_.get(), buf, count, es));
+  }
+  if (op == ReduceOp::kAvg) DivideBy(recv, count, type, impl_->size);
+  return Status::OK();
+}
+
+Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
+                                   DataType type, ReduceOp op) {
+  size_t es = DataTypeSize(type), total = count * impl_->size;
+  std::vector<char> work(static_cast<const char*>(send),
+                         static_cast<const char*>(send) + total * es);
+  if (impl_->size > 1)
+    DT_RETURN_IF_ERROR(
+        RingReduceScatter(impl_.get(), work.data(), total, type, op));
+  std::memcpy(recv, work.data() + count * impl_->rank * es, count * es);
+  if (op == ReduceOp::kAvg) DivideBy(recv, count, type, impl_->size);
+  return Status::OK();
+}
+
+Status Communicator::AllGather(const void* send, void* recv, size_t count,
+                               DataType type) {
+  size_t es = DataTypeSize(type);
+  char* buf = static_cast<char*>(recv);
+  std::memmove(buf + count * impl_->rank * es, send, count * es);
+  if (impl_->size == 1) return Status::OK();
+  return RingAllGather(impl_.get(), buf, count * impl_->size, es);
+}
+
+Status Communicator::Broadcast(void* buf, size_t count, DataType type,
+                               int root) {
+  if (root < 0 || root >= impl_->size) {
+    return Status::InvalidArgument("broadcast root " + std::to_string(root) +
+                                   " is not a rank of " +
+                                   std::to_string(impl_->size));
+  }
+  if (impl_->size == 1) return Status::OK();
+  char* p = static_cast<char*>(buf);
+  size_t bytes = count * DataTypeSize(type);
+  bool receives = impl_->rank != root,
+       sends = (impl_->rank + 1) % impl_->size != root;
+  for (size_t off = 0; off < bytes; off += kBroadcastChunk) {
+    size_t len = std::min(kBroadcastChunk, bytes - off);
+    if (receives) DT_RETURN_IF_ERROR(impl_->Exchange(nullptr, 0, p + off, len));
+    if (sends) DT_RETURN_IF_ERROR(impl_->Exchange(p + off, len, nullptr, 0));
+  }
+  return Status::OK();
+}
+
+Status Communicator::Barrier() {
+  int32_t one = 1, total = 0;
+  DT_RETURN_IF_ERROR(
+      AllReduce(&one, &total, 1, DataType::kInt32, ReduceOp::kSum));
+  if (total != impl_->size)
+    return Status::Internal("barrier counted " + std::to_string(total) +
+                            " ranks");
+  return Status::OK();
+}
+
+}  // namespace dist_train
