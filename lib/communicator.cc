@@ -35,6 +35,7 @@ struct Communicator::Impl {
   void Log(const std::string& msg) const;
   Status Fail(const Status& s);
   Status CheckCtrl(size_t index);
+  Status DataError(const Status& s);
   Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen);
 };
 
@@ -230,6 +231,23 @@ Status Communicator::Impl::CheckCtrl(size_t i) {
       " failed: " + (st.ok() ? "unexpected message" : st.message())));
 }
 
+// A data connection broke. A neighbour's failure often shows up here first
+// as a consequence (its process exited after the real failure): give the
+// control connections a moment to deliver the root cause.
+Status Communicator::Impl::DataError(const Status& s) {
+  Deadline d = DeadlineIn(0.25);
+  while (failure.empty() && Clock::now() < d) {
+    std::vector<pollfd> fds;
+    for (const Conn& c : ctrl)
+      fds.push_back({c.valid() ? c.fd() : -1, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+    for (size_t i = 0; i < ctrl.size() && failure.empty(); ++i) {
+      if (fds[i].revents) CheckCtrl(i);
+    }
+  }
+  return Fail(s);
+}
+
 Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
                                     size_t rlen) {
   if (!failure.empty()) return Status::Unavailable(failure);
@@ -261,19 +279,19 @@ Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
       if (k > 0)
         sent += static_cast<size_t>(k), progress = true;
       else if (k < 0 && errno != EAGAIN && errno != EINTR)
-        return Fail(Status::Unavailable(next.peer() + " is gone (" +
-                                        strerror(errno) + ")"));
+        return DataError(Status::Unavailable(next.peer() + " is gone (" +
+                                             strerror(errno) + ")"));
     }
     if (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) {
       ssize_t k = recv(prev.fd(), rbuf + got, rlen - got, MSG_DONTWAIT);
       if (k > 0)
         got += static_cast<size_t>(k), progress = true;
       else if (k == 0)
-        return Fail(Status::Unavailable(prev.peer() +
-                                        " closed the connection (died?)"));
+        return DataError(Status::Unavailable(prev.peer() +
+                                             " closed the connection (died?)"));
       else if (errno != EAGAIN && errno != EINTR)
-        return Fail(Status::Unavailable(prev.peer() + " is gone (" +
-                                        strerror(errno) + ")"));
+        return DataError(Status::Unavailable(prev.peer() + " is gone (" +
+                                             strerror(errno) + ")"));
     }
     if (progress) continue;  // finish what buffered data allows first
     for (size_t i = 0; i < ctrl.size(); ++i) {
