@@ -40,7 +40,7 @@ LINK_HARDEN := -Wl,-z,relro,-z,now,-z,noexecstack
 LIB_SRCS := $(filter-out %_test.cc,$(wildcard lib/*.cc))
 SPANK_SRCS := $(filter-out %_test.cc,$(wildcard spank/*.cc))
 TEST_SRCS := $(wildcard lib/*_test.cc spank/*_test.cc)
-TOOL_SRCS := $(wildcard tools/*.cc bench/*.cc)
+TOOL_SRCS := $(wildcard tools/*.cc bench/*.cc examples/*.cc)
 LIB_OBJS := $(LIB_SRCS:%.cc=$(BUILD)/%.o)
 SPANK_OBJS := $(SPANK_SRCS:%.cc=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.cc=$(BUILD)/%.o)
@@ -50,10 +50,11 @@ LIB_A := $(BUILD)/libdist-train.a
 LIB_SO := $(BUILD)/$(SONAME)
 PLUGIN := $(BUILD)/spank/spank_dist_train.so
 UNIT := $(BUILD)/tests/unit_tests
-TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch
+TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch $(BUILD)/tools/dt-bench $(BUILD)/tools/dt-run
+EXAMPLES := $(BUILD)/examples/train_linear
 TEMPLATE_DIR = $(datarootdir)/dist-train/templates
 
-all: $(LIB_A) $(LIB_SO) $(PLUGIN) $(TOOLS)
+all: $(LIB_A) $(LIB_SO) $(PLUGIN) $(TOOLS) $(EXAMPLES)
 
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(dir $@)
@@ -78,6 +79,14 @@ $(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
 
 $(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS)
+
+RUNTIME_LIBS = $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS)
+$(BUILD)/tools/dt-run: $(BUILD)/tools/dt_run.o $(LIB_A)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(RUNTIME_LIBS)
+$(BUILD)/tools/dt-bench: $(BUILD)/tools/dt_bench.o $(LIB_A)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(RUNTIME_LIBS)
+$(BUILD)/examples/train_linear: $(BUILD)/examples/train_linear.o $(LIB_A)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(RUNTIME_LIBS)
 
 $(BUILD)/tools/gen-sbatch: $(BUILD)/tools/gen_sbatch.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(YAMLCPP_LIBS)
@@ -142,7 +151,7 @@ install: all $(PLUGSTACK_SNIPPET) $(BUILD)/dist-train.pc
 	$(INSTALL) -d $(DESTDIR)$(TEMPLATE_DIR)
 	$(INSTALL) -m 0644 templates/*.sbatch $(DESTDIR)$(TEMPLATE_DIR)/
 
-CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc tools/*.cc bench/*.cc)
+CXX_SOURCES = $(wildcard include/*/*.h lib/*.h lib/*.cc spank/*.h spank/*.cc tools/*.cc bench/*.cc examples/*.cc)
 # Every Debian 12 package the project needs (build, tests, local cluster).
 deps:
 	scripts/install-deps

@@ -1,0 +1,283 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// dt-run: the native per-node launcher. Starts N workers with the full
+// per-worker contract (RANK, WORLD_SIZE, LOCAL_RANK, ...) and each worker's
+// binding from the planner, prefixes their output with the rank, forwards
+// SIGINT/SIGTERM/SIGUSR1/SIGUSR2 to every worker, propagates the first
+// failure's exit code and restarts the local group up to K times.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "binding.h"
+#include "binding_env.h"
+#include "runtime_env.h"
+#include "token.h"
+#include "topology.h"
+#include "wire.h"
+#include "worker_env.h"
+
+namespace dist_train {
+namespace {
+
+int g_signal_pipe[2] = {-1, -1};
+
+void OnSignal(int sig) {
+  unsigned char s = static_cast<unsigned char>(sig);
+  ssize_t ignored = write(g_signal_pipe[1], &s, 1);
+  (void)ignored;
+}
+
+struct Worker {
+  int rank = 0, local = 0;
+  pid_t pid = -1;
+  int fds[2] = {-1, -1};  // stdout, stderr pipes (read ends)
+  std::string pending[2];
+  bool running = false;
+};
+
+struct Plan {
+  NodeModel model;
+  BindPlan binding;
+  bool bound = false;
+};
+
+void Log(const std::string& msg) {
+  fprintf(stderr, "dt-run: %s\n", msg.c_str());
+}
+
+Plan PlanBinding(int nproc) {
+  Plan p;
+  BindRequest req;
+  req.ntasks = static_cast<uint32_t>(nproc);
+  Status s = LoadNodeModel("", &p.model);
+  if (s.ok()) s = PlanBinding(p.model, req, &p.binding);
+  if (!s.ok()) {
+    Log("warning: no topology binding: " + s.message());
+    return p;
+  }
+  p.bound = true;
+  return p;
+}
+
+[[noreturn]] void ExecWorker(const NodeContract& node, const Plan& plan,
+                             int local, int restart, int out_fd, int err_fd,
+                             char** argv) {
+  setpgid(0, 0);
+  dup2(out_fd, 1);
+  dup2(err_fd, 2);
+  for (const auto& [k, v] : WorkerEnv(node, local, restart))
+    setenv(k.c_str(), v.c_str(), 1);
+  if (plan.bound) {
+    const RankPlan& r = plan.binding.ranks[local];
+    for (const auto& [k, v] :
+         BindingEnv(plan.model, plan.binding, r, BindingEnvInputs()))
+      setenv(k.c_str(), v.c_str(), 1);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : r.cpus) CPU_SET(c, &set);
+    if (!r.cpus.empty()) sched_setaffinity(0, sizeof(set), &set);
+  }
+  // Restore default dispositions and an empty mask for the worker.
+  for (int sig : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE})
+    signal(sig, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execvp(argv[0], argv);
+  fprintf(stderr, "dt-run: cannot run %s: %s\n", argv[0], strerror(errno));
+  _exit(127);
+}
+
+bool Spawn(const NodeContract& node, const Plan& plan, int restart, char** argv,
+           std::vector<Worker>* ws) {
+  ws->assign(node.nproc, Worker());
+  for (int i = 0; i < node.nproc; ++i) {
+    Worker& w = (*ws)[i];
+    w.local = i;
+    w.rank = node.node_rank * node.nproc + i;
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return false;
+    w.pid = fork();
+    if (w.pid == 0) ExecWorker(node, plan, i, restart, out[1], err[1], argv);
+    setpgid(w.pid, w.pid);
+    close(out[1]);
+    close(err[1]);
+    w.fds[0] = out[0], w.fds[1] = err[0];
+    w.running = true;
+  }
+  return true;
+}
+
+void Emit(Worker* w, int stream, const char* data, size_t len, bool flush) {
+  std::string& p = w->pending[stream];
+  p.append(data, len);
+  FILE* f = stream == 0 ? stdout : stderr;
+  size_t nl;
+  while ((nl = p.find('\n')) != std::string::npos) {
+    fprintf(f, "[%d] %s\n", w->rank, p.substr(0, nl).c_str());
+    p.erase(0, nl + 1);
+  }
+  if (flush && !p.empty())
+    fprintf(f, "[%d] %s\n", w->rank, p.c_str()), p.clear();
+  fflush(f);
+}
+
+void Forward(std::vector<Worker>* ws, int sig) {
+  for (Worker& w : *ws) {
+    if (w.running) kill(-w.pid, sig);
+  }
+}
+
+int ExitCode(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Runs one group until every worker has exited. Returns the first failure's
+// exit code (0 when all succeeded); `interrupted` when we were told to stop.
+int RunGroup(std::vector<Worker>* ws, bool* interrupted) {
+  int first_failure = 0, running = static_cast<int>(ws->size());
+  auto kill_at = std::chrono::steady_clock::time_point::max();
+  while (running > 0) {
+    std::vector<pollfd> fds = {{g_signal_pipe[0], POLLIN, 0}};
+    for (Worker& w : *ws) {
+      for (int s = 0; s < 2; ++s) fds.push_back({w.fds[s], POLLIN, 0});
+    }
+    poll(fds.data(), fds.size(), 100);
+    if (fds[0].revents & POLLIN) {
+      unsigned char sig;
+      while (read(g_signal_pipe[0], &sig, 1) == 1) {
+        Forward(ws, sig);
+        if (sig == SIGINT || sig == SIGTERM) *interrupted = true;
+      }
+    }
+    for (size_t i = 0; i < ws->size(); ++i) {
+      for (int s = 0; s < 2; ++s) {
+        int fd = (*ws)[i].fds[s];
+        if (fd < 0 || !(fds[1 + 2 * i + s].revents & (POLLIN | POLLHUP)))
+          continue;
+        char buf[65536];
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n > 0) {
+          Emit(&(*ws)[i], s, buf, n, false);
+        } else if (n == 0) {
+          Emit(&(*ws)[i], s, "", 0, true);
+          close(fd);
+          (*ws)[i].fds[s] = -1;
+        }
+      }
+    }
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      for (Worker& w : *ws) {
+        if (w.pid != pid || !w.running) continue;
+        w.running = false;
+        --running;
+        int code = ExitCode(status);
+        if (code != 0 && first_failure == 0) {
+          first_failure = code;
+          Log("worker rank " + std::to_string(w.rank) + " (pid " +
+              std::to_string(pid) + ") failed with exit code " +
+              std::to_string(code) + "; stopping the others");
+          Forward(ws, SIGTERM);
+          kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        }
+      }
+    }
+    if (std::chrono::steady_clock::now() > kill_at)
+      Forward(ws, SIGKILL),
+          kill_at = std::chrono::steady_clock::time_point::max();
+  }
+  for (Worker& w : *ws) {
+    for (int& fd : w.fds) {
+      if (fd >= 0) close(fd), fd = -1;
+    }
+  }
+  return first_failure;
+}
+
+Status Standalone(int nproc, NodeContract* node) {
+  int fd = -1, port = 0;
+  DT_RETURN_IF_ERROR(Listen(0, &fd, &port));
+  close(fd);
+  *node = NodeContract{"127.0.0.1", port, 1, 0, nproc > 0 ? nproc : 1};
+  if (getenv(kTokenVar) == nullptr) {
+    std::string token;
+    DT_RETURN_IF_ERROR(GenerateToken(&token));
+    setenv(kTokenVar, token.c_str(), 1);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace dist_train
+
+int main(int argc, char** argv) {
+  using namespace dist_train;  // NOLINT: a thin main
+  int nproc = 0, max_restarts = 0;
+  bool standalone = false;
+  std::vector<std::string> command;
+  CLI::App app{
+      "dt-run: start N workers on this node with the dist-train contract and "
+      "binding"};
+  app.add_option("--nproc", nproc,
+                 "workers on this node (default: NPROC_PER_NODE, else 1)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--max-restarts", max_restarts,
+                 "restart the local group up to K times when a worker fails")
+      ->check(CLI::Range(0, 1000));
+  app.add_flag(
+      "--standalone", standalone,
+      "one machine, no Slurm: make up the master address, port and secret");
+  app.add_option("command", command, "the worker command (after --)")
+      ->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  NodeContract node;
+  Status s = standalone ? Standalone(nproc, &node)
+                        : NodeContractFromEnv(ProcessEnv(), nproc, &node);
+  if (!s.ok()) {
+    fprintf(stderr, "dt-run: %s\n", s.message().c_str());
+    return 1;
+  }
+  if (pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return 1;
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2})
+    sigaction(sig, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+  Plan plan = PlanBinding(node.nproc);
+  std::vector<char*> args;
+  for (std::string& c : command) args.push_back(c.data());
+  args.push_back(nullptr);
+  for (int restart = 0;; ++restart) {
+    std::vector<Worker> workers;
+    if (!Spawn(node, plan, restart, args.data(), &workers)) {
+      fprintf(stderr, "dt-run: cannot start workers: %s\n", strerror(errno));
+      return 1;
+    }
+    bool interrupted = false;
+    int code = RunGroup(&workers, &interrupted);
+    if (code == 0 || interrupted || restart >= max_restarts) return code;
+    Log("restarting the local group (" + std::to_string(restart + 1) + " of " +
+        std::to_string(max_restarts) + ")");
+  }
+}
