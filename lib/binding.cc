@@ -107,6 +107,39 @@ void Split(const NodeModel& m, const std::vector<int>& domain,
   }
 }
 
+// Domains can overlap without being equal (a GPU local to a NUMA Group and
+// another local to the Package around it, or a fallback to all step CPUs):
+// the smaller domains are served first and the larger ones lose the CPUs
+// already handed out, so exclusive shares stay disjoint.
+void SplitDisjoint(
+    const NodeModel& m,
+    const std::map<std::vector<int>, std::vector<uint32_t>>& groups,
+    BindPlan* plan) {
+  std::vector<std::pair<std::vector<int>, std::vector<uint32_t>>> order(
+      groups.begin(), groups.end());
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) {
+                     return a.first.size() < b.first.size();
+                   });
+  std::vector<int> claimed;
+  for (auto& [domain, ranks] : order) {
+    std::vector<int> free_cpus;
+    std::set_difference(domain.begin(), domain.end(), claimed.begin(),
+                        claimed.end(), std::back_inserter(free_cpus));
+    if (free_cpus.empty()) {
+      plan->warnings.push_back(
+          "CPUs " + FormatIndexList(domain) +
+          " are all taken by ranks of smaller domains; shares overlapping");
+      free_cpus = domain;
+    }
+    Split(m, free_cpus, ranks, CpuShare::kExclusive, plan);
+    std::vector<int> merged;
+    std::set_union(claimed.begin(), claimed.end(), free_cpus.begin(),
+                   free_cpus.end(), std::back_inserter(merged));
+    claimed.swap(merged);
+  }
+}
+
 void PlanCpus(const NodeModel& m, const BindRequest& req, BindPlan* plan) {
   bool bind = req.parts.cpu && req.parts.share != CpuShare::kNone;
   std::vector<int> allowed = AllowedCpus(m, req, plan);
@@ -114,7 +147,9 @@ void PlanCpus(const NodeModel& m, const BindRequest& req, BindPlan* plan) {
   for (RankPlan& r : plan->ranks) {
     groups[Domain(m, r.gpu, allowed, plan)].push_back(r.local_rank);
   }
-  if (bind) {
+  if (bind && req.parts.share == CpuShare::kExclusive) {
+    SplitDisjoint(m, groups, plan);
+  } else if (bind) {
     for (const auto& [domain, ranks] : groups)
       Split(m, domain, ranks, req.parts.share, plan);
   }

@@ -26,6 +26,9 @@ void GpuEnv(const NodeModel& m, const BindPlan& plan, const RankPlan& r,
   // GPUs.
   env->emplace_back("CUDA_VISIBLE_DEVICES",
                     VisibleDevices(plan, in.slurm_cuda_visible_devices));
+  if (m.gpus[r.gpu].vendor == 0x1002) {  // ROCm reads its own variable
+    env->emplace_back("ROCR_VISIBLE_DEVICES", env->back().second);
+  }
   env->emplace_back("DT_LOCAL_GPU", std::to_string(r.gpu_slot));
   env->emplace_back("DT_GPU", m.gpus[r.gpu].busid);
 }

@@ -77,6 +77,7 @@ TEST(BindingEnvTest, FabricNicWithoutVerbsUsesTheInterface) {
   EnvMap env =
       Map(BindingEnv(e.model, e.plan, e.plan.ranks[0], BindingEnvInputs()));
   EXPECT_EQ(env["DT_NIC"], "hsi0");
+  EXPECT_EQ(env["ROCR_VISIBLE_DEVICES"], "0,1") << "AMD GPUs";
   EXPECT_EQ(env["UCX_NET_DEVICES"], "hsi0");
   EXPECT_EQ(env["OMP_NUM_THREADS"], "2");
 }

@@ -186,6 +186,20 @@ TEST(BindingTest, StepCpusRestrictAndWarnWhenGpuHasNoLocalCpu) {
             "all step CPUs");
 }
 
+TEST(BindingTest, OverlappingDomainsStillGiveDisjointShares) {
+  NodeModel m = Load("dgx-h100-8gpu.xml");
+  // GPU 1 keeps its package's CPUs; GPU 5 is made local to the whole
+  // machine (as when firmware gives no locality for one device).
+  m.gpus[5].local_pus = AllPus(m);
+  BindRequest req = Tasks(2);
+  req.gpus = std::vector<int>{1, 5};
+  BindPlan plan = Plan(m, req);
+  ExpectDisjoint(plan);
+  EXPECT_TRUE(Subset(plan.ranks[0].cpus, m.gpus[1].local_pus));
+  EXPECT_EQ(plan.ranks[0].cores, 8);
+  EXPECT_EQ(plan.ranks[1].cores, 8) << "the other package";
+}
+
 TEST(BindingTest, DomainAndNoneShares) {
   NodeModel m = Load("dgx-h100-8gpu.xml");
   BindRequest req = Tasks(8);

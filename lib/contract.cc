@@ -175,11 +175,20 @@ void Merge(const EnvAssignments& extra, EnvAssignments* wanted) {
 
 // Splits `wanted` into what to set and what the user set on purpose, and
 // lists stale exported variables that are not wanted any more.
+// Values Slurm itself set (not the user): CUDA_VISIBLE_DEVICES when Slurm
+// manages the step's GPUs.
+bool SetBySlurm(const EnvMap& env, const std::string& name) {
+  return name == "CUDA_VISIBLE_DEVICES" &&
+         (Find(env, "SLURM_STEP_GPUS") != nullptr ||
+          Find(env, "SLURM_JOB_GPUS") != nullptr);
+}
+
 void ApplyPrecedence(const EnvMap& env, const ExportRecord& record,
                      const EnvAssignments& wanted, EnvPlan* plan) {
   for (const auto& [name, value] : wanted) {
     const std::string* current = Find(env, name.c_str());
-    if (current != nullptr && !WasExportedUnchanged(record, name, *current)) {
+    if (current != nullptr && !WasExportedUnchanged(record, name, *current) &&
+        !SetBySlurm(env, name)) {
       plan->kept.push_back(name);
     } else {
       plan->set.emplace_back(name, value);
@@ -272,9 +281,15 @@ const std::vector<std::string>& InputEnvNames() {
                                   kExportedVar,
                                   kTokenVar};
     // Binding variables, so inherited ones are recognised and recomputed.
-    const char* const binding_vars[] = {
-        "CUDA_DEVICE_ORDER", "DT_LOCAL_GPU",    "DT_GPU",      "DT_NIC",
-        "DT_NIC_PCI",        "UCX_NET_DEVICES", "NCCL_IB_HCA", "DT_CPUS"};
+    const char* const binding_vars[] = {"CUDA_DEVICE_ORDER",
+                                        "ROCR_VISIBLE_DEVICES",
+                                        "DT_LOCAL_GPU",
+                                        "DT_GPU",
+                                        "DT_NIC",
+                                        "DT_NIC_PCI",
+                                        "UCX_NET_DEVICES",
+                                        "NCCL_IB_HCA",
+                                        "DT_CPUS"};
     v.insert(v.end(), std::begin(binding_vars), std::end(binding_vars));
     for (const std::string& n : ContractVarNames()) v.push_back(n);
     return v;

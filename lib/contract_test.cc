@@ -391,6 +391,20 @@ TEST(ContractTest, BindingVariablesJoinTaskModeAndUserValuesStillWin) {
       << "launchers are not bound";
 }
 
+TEST(ContractTest, SlurmsPerTaskGpuListIsReplacedNotKept) {
+  SlurmInputs in = TaskOf("n1", {4}, 2);
+  in.env["SLURM_STEP_GPUS"] = "0,1,2,3";
+  in.env["CUDA_VISIBLE_DEVICES"] = "2";  // --gpu-bind / --gpus-per-task
+  in.binding = {{"CUDA_VISIBLE_DEVICES", "0,1,2,3"}, {"DT_LOCAL_GPU", "2"}};
+  EnvPlan plan;
+  EnvMap env = Plan(in, "on", PluginConfig(), &plan);
+  EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "0,1,2,3");
+  EXPECT_TRUE(plan.kept.empty());
+  in.env.erase("SLURM_STEP_GPUS");  // without Slurm GPUs it is the user's
+  env = Plan(in, "on", PluginConfig(), &plan);
+  EXPECT_EQ(env.count("CUDA_VISIBLE_DEVICES"), 0u);
+}
+
 TEST(ContractTest, InputNamesCoverEveryContractVariable) {
   const auto& inputs = InputEnvNames();
   for (const std::string& name : ContractVarNames()) {

@@ -34,6 +34,9 @@ Status Open(const std::string& xml_path, TopologyPtr* out) {
   TopologyPtr topo(raw);
   // The default filter drops every PCI and OS device, even from XML.
   hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  // Keep disallowed cores in the tree (with no usable PUs) so that core i
+  // is still Slurm's core i; AllowedPus() filters them per use.
+  hwloc_topology_set_flags(raw, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED);
   if (!xml_path.empty() && hwloc_topology_set_xml(raw, xml_path.c_str()) != 0) {
     return Status::InvalidArgument(
         xml_path + ": cannot use as hwloc XML: " + strerror(errno));

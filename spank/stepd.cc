@@ -154,7 +154,12 @@ int StepdUserInit(spank_t sp) {
   if (st.config.master_addr == AddrPolicy::kNodeAddr) {
     st.deferred = LookupNodeAddr(sp, &st.first_node_addr);
   }
-  if (st.options.mode.value_or(st.config.default_mode) == Mode::kTask) {
+  // The batch step is the job script itself (and whatever it runs without
+  // srun): binding it like one rank would confine it to GPU 0's CPUs.
+  uint32_t step_id = 0;
+  spank_get_item(sp, S_JOB_STEPID, &step_id);
+  if (st.options.mode.value_or(st.config.default_mode) == Mode::kTask &&
+      step_id != kBatchStepId) {
     PrepareBinding(sp, &st);
   }
   return 0;
