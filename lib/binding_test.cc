@@ -323,6 +323,18 @@ TEST(RealTopologyTest, EveryPlanSatisfiesTheInvariants) {
       CheckInvariants(m, Plan(m, Tasks(ntasks)),
                       f + " x" + std::to_string(ntasks));
     }
+    // A step that got only half of the node's CPUs: shares stay disjoint.
+    BindRequest half = Tasks(n);
+    std::vector<int> pus = AllPus(m);
+    half.cpus =
+        std::vector<int>(pus.begin(), pus.begin() + (pus.size() + 1) / 2);
+    BindPlan plan = Plan(m, half);
+    bool overlapping = false;
+    for (const std::string& w : plan.warnings)
+      overlapping |= w.find("overlapping") != std::string::npos;
+    if (!overlapping) ExpectDisjoint(plan);
+    for (const RankPlan& r : plan.ranks)
+      EXPECT_TRUE(Subset(r.cpus, *half.cpus)) << f;
   }
 }
 
