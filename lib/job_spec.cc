@@ -3,6 +3,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <functional>
 #include <set>
 
@@ -137,11 +138,27 @@ std::vector<std::string> Keys(const Table& t) {
   return keys;
 }
 
+// yaml-cpp keeps both entries of a repeated key; a silent "last wins" would
+// hide typos, so a repeated key is an error.
+Status NoDuplicateKeys(const Ctx& c, const YAML::Node& map,
+                       const std::string& section) {
+  std::set<std::string> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
+    if (!seen.insert(key).second) {
+      return Err(c, it->first, section.empty() ? key : section + "." + key,
+                 "given twice");
+    }
+  }
+  return Status::OK();
+}
+
 Status Walk(const Ctx& c, const YAML::Node& map, const std::string& section,
             const Table& table) {
   if (!map || map.IsNull()) return Status::OK();
   if (!map.IsMap())
     return Err(c, map, section, "expected a mapping, got " + Got(map));
+  DT_RETURN_IF_ERROR(NoDuplicateKeys(c, map, section));
   for (auto it = map.begin(); it != map.end(); ++it) {
     std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
     std::string path = section.empty() ? key : section + "." + key;
@@ -273,6 +290,7 @@ Status EnvSection(const Ctx& c, const YAML::Node& n, JobSpec* s) {
   if (!n || n.IsNull()) return Status::OK();
   if (!n.IsMap())
     return Err(c, n, "env", "expected a mapping of NAME: value, got " + Got(n));
+  DT_RETURN_IF_ERROR(NoDuplicateKeys(c, n, "env"));
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string name, value;
     DT_RETURN_IF_ERROR(Name(c, it->first, "env", &name));
@@ -338,7 +356,7 @@ Status DependencySection(const Ctx& c, const YAML::Node& n, JobSpec* s) {
   }
   for (const std::string& d : deps) {
     if (d.empty() || d.find_first_of(" \t\n\"'\\") != std::string::npos ||
-        d.find(':') == std::string::npos) {
+        (d.find(':') == std::string::npos && d != "singleton")) {
       return Err(c, n, "dependency",
                  "'" + d + "' is not a Slurm dependency like afterok:1234");
     }
@@ -356,11 +374,19 @@ Status ValueList(const Ctx& c, const YAML::Node& n, const std::string& path,
   return Status::OK();
 }
 
+Status NonEmptyMap(const Ctx& c, const YAML::Node& n, const std::string& path,
+                   const std::string& what) {
+  if (!n.IsMap() || n.size() == 0) {
+    return Err(c, n, path,
+               "expected a non-empty mapping of " + what + ", got " +
+                   (n.IsMap() ? std::string("an empty one") : Got(n)));
+  }
+  return NoDuplicateKeys(c, n, path);
+}
+
 Status GridDims(const Ctx& c, const YAML::Node& n, const std::string& path,
                 SweepSpec* sw) {
-  if (!n.IsMap())
-    return Err(c, n, path,
-               "expected a mapping of name: [values], got " + Got(n));
+  DT_RETURN_IF_ERROR(NonEmptyMap(c, n, path, "name: [values]"));
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string name;
     std::vector<std::string> values;
@@ -376,9 +402,7 @@ Status GridDims(const Ctx& c, const YAML::Node& n, const std::string& path,
 
 Status ZipDim(const Ctx& c, const YAML::Node& n, const std::string& path,
               SweepSpec* sw) {
-  if (!n.IsMap())
-    return Err(c, n, path,
-               "expected a mapping of name: [values], got " + Got(n));
+  DT_RETURN_IF_ERROR(NonEmptyMap(c, n, path, "name: [values]"));
   SweepDimension d;
   size_t len = 0;
   std::string first;
@@ -404,10 +428,7 @@ Status ZipDim(const Ctx& c, const YAML::Node& n, const std::string& path,
 
 Status RangeDims(const Ctx& c, const YAML::Node& n, const std::string& path,
                  SweepSpec* sw) {
-  if (!n.IsMap())
-    return Err(
-        c, n, path,
-        "expected a mapping of name: {start, stop, step}, got " + Got(n));
+  DT_RETURN_IF_ERROR(NonEmptyMap(c, n, path, "name: {start, stop, step}"));
   for (auto it = n.begin(); it != n.end(); ++it) {
     std::string name;
     DT_RETURN_IF_ERROR(Name(c, it->first, path, &name));
@@ -449,9 +470,7 @@ Status Points(const Ctx& c, const YAML::Node& n, const std::string& path,
   std::vector<std::string> names;
   for (size_t i = 0; i < n.size(); ++i) {
     std::string pi = path + "[" + std::to_string(i) + "]";
-    if (!n[i].IsMap())
-      return Err(c, n[i], pi,
-                 "expected a mapping of name: value, got " + Got(n[i]));
+    DT_RETURN_IF_ERROR(NonEmptyMap(c, n[i], pi, "name: value"));
     SweepPoint point;
     for (auto it = n[i].begin(); it != n[i].end(); ++it) {
       std::string name, value;
@@ -505,7 +524,8 @@ Status RandomParamSpec(const Ctx& c, const YAML::Node& n,
   DT_RETURN_IF_ERROR(Number(c, v[1], p, &r->hi));
   r->kind = kind == "uniform" ? RandomParam::Kind::kUniform
                               : RandomParam::Kind::kLogUniform;
-  if (!(r->lo < r->hi) || (kind == "loguniform" && r->lo <= 0))
+  if (!(r->lo < r->hi) || !std::isfinite(r->hi - r->lo) ||
+      (kind == "loguniform" && r->lo <= 0))
     return Err(c, v, p,
                "expected lo < hi" +
                    std::string(kind == "loguniform" ? " and lo > 0" : ""));
@@ -607,6 +627,33 @@ Status SweepSection(const Ctx& c, const YAML::Node& n, JobSpec* s) {
 
 // ---- whole file --------------------------------------------------------
 
+// Sweep parameters become shell variables: one name, once, and never one of
+// the script's or Slurm's own.
+Status CheckSweepNames(const Ctx& c, const YAML::Node& sweep,
+                       const JobSpec& s) {
+  std::vector<std::string> names;
+  for (const SweepDimension& d : s.sweep.product)
+    names.insert(names.end(), d.names.begin(), d.names.end());
+  if (!s.sweep.points.empty()) {
+    for (const auto& [name, value] : s.sweep.points[0]) names.push_back(name);
+  }
+  for (const RandomParam& r : s.sweep.random) names.push_back(r.name);
+  std::set<std::string> seen;
+  static const std::set<std::string> kReserved = {"PATH",  "HOME", "IFS", "PWD",
+                                                  "SHELL", "USER", "LANG"};
+  for (const std::string& n : names) {
+    if (!seen.insert(n).second)
+      return Err(c, sweep, "sweep", "parameter '" + n + "' is defined twice");
+    if (kReserved.count(n) || n.rfind("dt_", 0) == 0 ||
+        n.rfind("DT_", 0) == 0 || n.rfind("SLURM_", 0) == 0) {
+      return Err(c, sweep, "sweep",
+                 "parameter name '" + n +
+                     "' is reserved (PATH, HOME, dt_*, DT_*, SLURM_* ...)");
+    }
+  }
+  return Status::OK();
+}
+
 Status CheckCombinations(const Ctx& c, const YAML::Node& root, JobSpec* s) {
   YAML::Node job = root["job"], launch = root["launch"];
   bool per_gpu = s->style == LaunchStyle::kSrun;
@@ -648,7 +695,21 @@ Status CheckCombinations(const Ctx& c, const YAML::Node& root, JobSpec* s) {
   if (!s->dist_train && !s->dist_train_options.empty())
     return Err(c, root["dist_train"], "dist_train",
                "options given but enabled is false");
-  return Status::OK();
+  if (!s->dist_train && s->style != LaunchStyle::kSrun &&
+      s->style != LaunchStyle::kCustom) {
+    return Err(
+        c, root["dist_train"], "dist_train.enabled",
+        std::string("launch.style ") + LaunchStyleName(s->style) +
+            " needs dist-train's node-mode variables; it cannot be false");
+  }
+  if (opts.nproc && (per_gpu || (s->nproc_per_node > 0 &&
+                                 *opts.nproc != s->nproc_per_node))) {
+    return Err(c, root["dist_train"], "dist_train.nproc",
+               per_gpu ? std::string("applies to torchrun/dt-run only; with "
+                                     "srun each task is one worker")
+                       : "disagrees with launch.nproc_per_node; set only one");
+  }
+  return CheckSweepNames(c, root["sweep"], *s);
 }
 
 void ApplyDefaults(JobSpec* s) {
@@ -735,6 +796,9 @@ Status ApplySet(const std::string& set, YAML::Node root, Ctx* c) {
     }
     chain.push_back(next);
   }
+  // Replace the entry (remove, then add) rather than assign through it: an
+  // assignment would change every alias of an anchored value too.
+  chain.back().remove(std::string(parts.back()));
   chain.back()[std::string(parts.back())] = value;
   c->from_set.insert(path);
   return Status::OK();
@@ -743,8 +807,8 @@ Status ApplySet(const std::string& set, YAML::Node root, Ctx* c) {
 std::string Stem(const std::string& path) {
   std::string base = path.substr(
       path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-  size_t dot = base.find('.');
-  return dot == std::string::npos ? base : base.substr(0, dot);
+  size_t dot = base.rfind('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
 Status Parse(const std::function<YAML::Node()>& load, const std::string& file,
@@ -768,6 +832,12 @@ Status Parse(const std::function<YAML::Node()>& load, const std::string& file,
     s.source = file;
     s.name = Stem(file);
     DT_RETURN_IF_ERROR(Root(c, root, &s));
+    if (s.name.empty() ||
+        s.name.find_first_of(" \t\r\n\"'\\") != std::string::npos) {
+      return Status::InvalidArgument(
+          file + ": the file name gives the job name '" + s.name +
+          "', which cannot be used in an #SBATCH line: set job.name");
+    }
     ApplyDefaults(&s);
     *out = std::move(s);
     return Status::OK();

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace dist_train {
 namespace {
 
@@ -45,6 +47,15 @@ TEST(JobSpecTest, SetOverridesAnyKey) {
   EXPECT_EQ(s.dist_train_options, "verbose");
   ASSERT_EQ(s.env.size(), 1u);
   EXPECT_EQ(s.env[0].second, "a b");
+}
+
+TEST(JobSpecTest, SetChangesOneKeyNotItsAliases) {
+  JobSpec s = Parse(std::string(kMinimal) + "env: {A: &v x, B: *v}\n",
+                    {"env.A=changed"});
+  ASSERT_EQ(s.env.size(), 2u);
+  std::map<std::string, std::string> env(s.env.begin(), s.env.end());
+  EXPECT_EQ(env["A"], "changed");
+  EXPECT_EQ(env["B"], "x");
 }
 
 TEST(JobSpecTest, SweepKinds) {
@@ -147,6 +158,34 @@ TEST(JobSpecTest, EveryErrorMessageExactly) {
       {"sweep: {}\nlaunch: {command: [a]}\n",
        "t.yaml:1:8: sweep: needs one of grid, zip, range, points or random"},
       {"job: [1, 2]\n", "t.yaml:1:6: job: expected a mapping, got a list"},
+      {"job: {nodes: 2, nodes: 7}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:17: job.nodes: given twice"},
+      {"sweep: {grid: {}, pass_as: args}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:15: sweep.grid: expected a non-empty mapping of name: "
+       "[values], got an empty one"},
+      {"sweep: {points: [{}]}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:18: sweep.points[0]: expected a non-empty mapping of name: "
+       "value, got an empty one"},
+      {"sweep: {grid: {lr: [1]}, range: {lr: {stop: 2}}}\nlaunch: {command: "
+       "[a]}\n",
+       "t.yaml:1:8: sweep: parameter 'lr' is defined twice"},
+      {"sweep: {grid: {DT_RUN_DIR: [1]}}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:8: sweep: parameter name 'DT_RUN_DIR' is reserved (PATH, "
+       "HOME, dt_*, DT_*, SLURM_* ...)"},
+      {"dist_train: {enabled: false}\nlaunch: {style: torchrun, command: "
+       "[a]}\n",
+       "t.yaml:1:13: dist_train.enabled: launch.style torchrun needs "
+       "dist-train's node-mode variables; it cannot be false"},
+      {"dist_train: {nproc: 8}\nlaunch: {style: dt-run, command: [a], "
+       "nproc_per_node: 2}\n",
+       "t.yaml:1:13: dist_train.nproc: disagrees with launch.nproc_per_node; "
+       "set only one"},
+      {"dist_train: {nproc: 8}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:13: dist_train.nproc: applies to torchrun/dt-run only; with "
+       "srun each task is one worker"},
+      {"sweep: {random: {samples: 2, params: {x: {uniform: [-1e308, "
+       "1e308]}}}}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:52: sweep.random.params.x.uniform: expected lo < hi"},
       {"launch: {style: custom, command: [a], srun_args: [-l]}\n",
        "t.yaml:1:9: launch.style: custom runs launch.command as given, so "
        "launch.srun_args and "

@@ -16,6 +16,14 @@ std::string Lines(const std::vector<std::string>& lines) {
   return out;
 }
 
+// A directory value; a leading ~/ becomes "$HOME"/ (quoted, ~ would not
+// expand).
+std::string QuoteDir(const std::string& dir) {
+  if (dir == "~") return "\"$HOME\"";
+  if (dir.rfind("~/", 0) == 0) return "\"$HOME\"/" + ShellQuote(dir.substr(2));
+  return ShellQuote(dir);
+}
+
 std::string Header(const JobSpec& s) {
   std::string src = s.source;
   std::replace(src.begin(), src.end(), '\n', '?');
@@ -129,13 +137,13 @@ std::string Run(const JobSpec& s, const std::vector<SweepPoint>& points,
     if (s.pass_as != PassAs::kEnv) out += "dt_args=()\n";
     out += SweepCase(s, points, part);
     out += "export DT_SWEEP_INDEX=$dt_point\n";
-    out += "export DT_RUN_DIR=" + ShellQuote(s.run_dir) +
+    out += "export DT_RUN_DIR=" + QuoteDir(s.run_dir) +
            "/\"${SLURM_JOB_NAME}-${SLURM_ARRAY_JOB_ID}/${dt_point}\"\n";
     out += "mkdir -p \"$DT_RUN_DIR\"\n";
   }
   std::string pre;
   if (!s.checkpoint_dir.empty()) {
-    pre += "export DT_CHECKPOINT_DIR=" + ShellQuote(s.checkpoint_dir) +
+    pre += "export DT_CHECKPOINT_DIR=" + QuoteDir(s.checkpoint_dir) +
            (s.has_sweep ? "/\"${dt_point}\"" : "") +
            "\nmkdir -p \"$DT_CHECKPOINT_DIR\"\n";
   }
@@ -165,6 +173,25 @@ std::string Command(const JobSpec& s) {
   std::string cmd = ShellJoin(s.command);
   if (s.has_sweep && s.pass_as != PassAs::kEnv) cmd += " \"${dt_args[@]}\"";
   return cmd;
+}
+
+// A template must start with a shebang and place the #SBATCH lines and the
+// command; with a sweep or checkpoints it must also place {{run}}, or every
+// array task would silently run the same point.
+Status CheckTemplate(const JobSpec& spec, const std::string& t,
+                     const std::string& name) {
+  std::vector<std::string> need = {"{{sbatch}}", "{{command}}"};
+  if (spec.has_sweep || !spec.checkpoint_dir.empty() || !spec.signal.empty())
+    need.push_back("{{run}}");
+  if (t.rfind("#!", 0) != 0)
+    return Status::InvalidArgument(name + ":1: a template must start with #!");
+  for (const std::string& n : need) {
+    if (t.find(n) == std::string::npos)
+      return Status::InvalidArgument(name + ": the template lacks " + n);
+  }
+  if (t.find('\r') != std::string::npos)
+    return Status::InvalidArgument(name + ": has CRLF line ends");
+  return Status::OK();
 }
 
 Status Substitute(const std::string& tmpl, const std::string& name,
@@ -216,6 +243,7 @@ Status RenderScript(const JobSpec& spec, const std::vector<SweepPoint>& points,
       {"run", Run(spec, points, part)},
       {"srun_options", SrunOptions(spec)},
       {"command", Command(spec)}};
+  DT_RETURN_IF_ERROR(CheckTemplate(spec, template_text, template_name));
   std::string script;
   DT_RETURN_IF_ERROR(Substitute(template_text, template_name, values, &script));
   // sbatch ignores #SBATCH lines after the first command.

@@ -29,8 +29,12 @@ std::string Sample(const RandomParam& p, SplitMix64* rng) {
       return FormatNumber(std::exp(
           std::log(p.lo) + (std::log(p.hi) - std::log(p.lo)) * rng->Unit()));
     case RandomParam::Kind::kInt: {
-      uint64_t span = static_cast<uint64_t>(p.ihi - p.ilo) + 1;
-      return std::to_string(p.ilo + static_cast<int64_t>(rng->Next() % span));
+      // Unsigned arithmetic: the full int64 range must not overflow.
+      uint64_t span =
+          static_cast<uint64_t>(p.ihi) - static_cast<uint64_t>(p.ilo) + 1;
+      uint64_t offset = span == 0 ? rng->Next() : rng->Next() % span;
+      return std::to_string(
+          static_cast<int64_t>(static_cast<uint64_t>(p.ilo) + offset));
     }
     case RandomParam::Kind::kChoice:
       return p.choices[rng->Next() % p.choices.size()];
@@ -87,6 +91,10 @@ std::string FormatNumber(double v) {
 
 Status RangeValues(double start, double stop, double step,
                    std::vector<std::string>* out) {
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step)) {
+    return Status::InvalidArgument(
+        "range start, stop and step must be finite numbers");
+  }
   if (step == 0 || (stop - start) / step < 0) {
     return Status::InvalidArgument("range step " + FormatNumber(step) +
                                    " never goes from " + FormatNumber(start) +
@@ -99,7 +107,10 @@ Status RangeValues(double start, double stop, double step,
         (step < 0 && v <= stop + std::abs(step) * 1e-9)) {
       break;
     }
-    out->push_back(FormatNumber(v));
+    // 12 significant digits: 0.1 * 3 is 0.3, not 0.30000000000000004.
+    char rounded[64];
+    snprintf(rounded, sizeof(rounded), "%.12g", v);
+    out->push_back(FormatNumber(std::strtod(rounded, nullptr)));
     if (out->size() > 1000000) return TooBig(out->size(), 1000000);
   }
   return Status::OK();

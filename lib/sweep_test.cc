@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 namespace dist_train {
@@ -48,7 +49,12 @@ TEST(SweepTest, Ranges) {
   ASSERT_TRUE(RangeValues(1, 5, 1, &v).ok());
   EXPECT_EQ(v, (std::vector<std::string>{"1", "2", "3", "4"}));
   ASSERT_TRUE(RangeValues(0.1, 0.4, 0.1, &v).ok());
-  EXPECT_EQ(v, (std::vector<std::string>{"0.1", "0.2", "0.30000000000000004"}));
+  EXPECT_EQ(v, (std::vector<std::string>{"0.1", "0.2", "0.3"}));
+  ASSERT_TRUE(RangeValues(0, 1, 0.1, &v).ok());
+  EXPECT_EQ(v.size(), 10u);
+  EXPECT_EQ(v[7], "0.7");
+  EXPECT_EQ(RangeValues(0, INFINITY, 1, &v).message(),
+            "range start, stop and step must be finite numbers");
   ASSERT_TRUE(RangeValues(10, 0, -5, &v).ok());
   EXPECT_EQ(v, (std::vector<std::string>{"10", "5"}));
   EXPECT_EQ(RangeValues(0, 5, 0, &v).message(),
@@ -85,6 +91,16 @@ TEST(SweepTest, RandomIsReproducibleFromItsSeed) {
   // Pinned: the generator is part of the contract (same seed, same sweep).
   EXPECT_EQ(a[0][2].second, "2");
   EXPECT_EQ(a[0][1].second, "64");
+}
+
+TEST(SweepTest, FullInt64RangeDoesNotOverflow) {
+  SweepSpec s;
+  s.samples = 3;
+  s.random = {RandomParam{
+      "x", RandomParam::Kind::kInt, 0, 0, INT64_MIN, INT64_MAX, {}}};
+  std::vector<SweepPoint> pts;
+  ASSERT_TRUE(ExpandSweep(s, 10, &pts).ok());
+  EXPECT_EQ(pts.size(), 3u);
 }
 
 TEST(SweepTest, ExplicitPointsAndLimits) {

@@ -85,11 +85,15 @@ setup() {
   run "$GEN" torchrun.yaml --template "$BATS_TEST_TMPDIR/t.sbatch"
   [ "$status" -eq 0 ]
   [ "${lines[-1]}" = "echo train.py --epochs 3" ]
-  printf '#!/bin/bash\n{{sbatch}}\n{{comand}}\n' >"$BATS_TEST_TMPDIR/u.sbatch"
+  printf '#!/bin/bash\n{{sbatch}}\n{{comand}} {{command}}\n' >"$BATS_TEST_TMPDIR/u.sbatch"
   run "$GEN" torchrun.yaml --template "$BATS_TEST_TMPDIR/u.sbatch"
   [ "$status" -eq 1 ]
   [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/u.sbatch:3: unknown placeholder '{{comand}}'; valid: header, sbatch, setup, env, run, srun_options, command" ]
-  printf '#!/bin/bash\necho hi\n{{sbatch}}\n' >"$BATS_TEST_TMPDIR/v.sbatch"
+  printf '#!/bin/bash\n{{sbatch}}\n{{command}}\n' >"$BATS_TEST_TMPDIR/w.sbatch"
+  run "$GEN" sweep-grid.yaml --template "$BATS_TEST_TMPDIR/w.sbatch"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/w.sbatch: the template lacks {{run}}" ]
+  printf '#!/bin/bash\necho hi\n{{sbatch}}\n{{command}}\n' >"$BATS_TEST_TMPDIR/v.sbatch"
   run "$GEN" torchrun.yaml --template "$BATS_TEST_TMPDIR/v.sbatch"
   [ "$status" -eq 1 ]
   [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/v.sbatch:2: a command comes before the #SBATCH lines (sbatch would ignore them)" ]

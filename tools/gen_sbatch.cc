@@ -24,6 +24,7 @@ namespace dist_train {
 namespace {
 
 constexpr size_t kMaxSweepPoints = 10000000;
+constexpr size_t kMaxParts = 1000;
 
 struct Args {
   std::string config, output, template_file;
@@ -58,8 +59,12 @@ Status LoadTemplate(const Args& a, const JobSpec& spec, std::string* name,
   return ReadFile(*name, text);
 }
 
-// The cluster's MaxArraySize when --submit talks to it.
+// The cluster's MaxArraySize when --submit talks to it (and a Slurm
+// configuration exists: libslurm would otherwise retry for a minute).
 void QueryMaxArraySize(JobSpec* spec) {
+  if (getenv("SLURM_CONF") == nullptr &&
+      access("/etc/slurm/slurm.conf", R_OK) != 0)
+    return;
   slurm_conf_t* conf = nullptr;
   if (slurm_load_ctl_conf(0, &conf) == 0 && conf != nullptr) {
     if (conf->max_array_sz > 0) spec->max_array_size = conf->max_array_sz;
@@ -67,7 +72,8 @@ void QueryMaxArraySize(JobSpec* spec) {
   }
 }
 
-Status Submit(const std::string& script, std::string* job) {
+Status Submit(const std::string& script, const std::string& extra,
+              std::string* job) {
   char path[] = "/tmp/gen-sbatch.XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) return Status::IOError("mkstemp failed");
@@ -75,7 +81,8 @@ Status Submit(const std::string& script, std::string* job) {
                  static_cast<ssize_t>(script.size());
   close(fd);
   if (!written) return Status::IOError(std::string(path) + ": write failed");
-  std::string cmd = std::string("sbatch --parsable ") + path + " 2>&1";
+  // stdout only: sbatch's warnings on stderr reach the user unchanged.
+  std::string cmd = std::string("sbatch --parsable ") + extra + " " + path;
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   char buf[512];
@@ -83,8 +90,16 @@ Status Submit(const std::string& script, std::string* job) {
   int rc = p ? pclose(p) : -1;
   unlink(path);
   while (!out.empty() && out.back() == '\n') out.pop_back();
-  if (rc != 0) return Status::Unavailable("sbatch failed: " + out);
-  *job = out.substr(0, out.find(';'));
+  if (rc != 0)
+    return Status::Unavailable("sbatch failed (exit " +
+                               std::to_string(rc >> 8) + ")");
+  std::string last = out.substr(
+      out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
+  *job = last.substr(0, last.find(';'));
+  if (job->empty() ||
+      job->find_first_not_of("0123456789") != std::string::npos) {
+    return Status::Unavailable("sbatch printed no job id: '" + out + "'");
+  }
   return Status::OK();
 }
 
@@ -119,6 +134,7 @@ Status Run(const Args& a) {
   }
   std::string tname, ttext;
   DT_RETURN_IF_ERROR(LoadTemplate(a, spec, &tname, &ttext));
+  std::string previous;
   for (size_t k = 0; k < parts.size(); ++k) {
     std::string script;
     DT_RETURN_IF_ERROR(
@@ -130,9 +146,13 @@ Status Run(const Args& a) {
       fputs(script.c_str(), stdout);
     }
     if (submit) {
-      std::string job;
-      DT_RETURN_IF_ERROR(Submit(script, &job));
-      printf("%s\n", job.c_str());
+      // With a parallel limit, each array starts after the previous one so
+      // the limit holds across all of them.
+      std::string extra = spec.parallel > 0 && !previous.empty()
+                              ? "--dependency=afterany:" + previous
+                              : "";
+      DT_RETURN_IF_ERROR(Submit(script, extra, &previous));
+      printf("%s\n", previous.c_str());
     }
   }
   return Status::OK();
