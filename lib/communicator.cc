@@ -16,6 +16,7 @@
 #include "handshake.h"
 #include "reduce.h"
 #include "runtime_env.h"
+#include "shm_segment.h"
 #include "wire.h"
 
 namespace dist_train {
@@ -30,6 +31,8 @@ struct Communicator::Impl {
   Conn next, prev;
   int data_fd = -1;
   std::string failure;  // set once: every later call fails with it
+  ShmSegment shm;       // when every rank is on this machine
+  uint64_t shm_epoch = 0;
 
   ~Impl();
   void Log(const std::string& msg) const;
@@ -37,12 +40,17 @@ struct Communicator::Impl {
   Status CheckCtrl(size_t index);
   Status DataError(const Status& s);
   Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen);
+  Status ShmBarrier();
+  Status ShmAllReduce(char* buf, size_t count, DataType type, ReduceOp op);
 };
+
+Status SetupShm(Communicator::Impl* c);
 
 namespace {
 
 constexpr double kPeerHandshakeSeconds = 5;
 constexpr size_t kBroadcastChunk = 1 << 20;
+constexpr size_t kPipelinePiece = 1 << 20;
 
 Deadline Soon(Deadline d, double seconds) {
   return std::min(d, DeadlineIn(seconds));
@@ -184,6 +192,8 @@ Status ConnectRing(Communicator::Impl* c, Deadline d) {
   return ReadAccept(&c->next, c->cred, me, &cs, d);
 }
 
+size_t SegmentStart(size_t count, int n, int i);
+
 size_t SegmentStart(size_t count, int n, int i) {
   return count * static_cast<size_t>(i) / static_cast<size_t>(n);
 }
@@ -301,6 +311,69 @@ Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
   return Status::OK();
 }
 
+// Spins until every rank reached the next barrier epoch; checks the
+// control connections meanwhile so a dead rank is noticed (and named) as
+// fast as on the TCP path.
+Status Communicator::Impl::ShmBarrier() {
+  if (!failure.empty()) return Status::Unavailable(failure);
+  ++shm_epoch;
+  shm.counter(rank)->store(shm_epoch, std::memory_order_release);
+  Deadline d = DeadlineIn(opt.timeout_seconds);
+  for (uint64_t spin = 0;; ++spin) {
+    bool all = true;
+    for (int r = 0; r < size && all; ++r)
+      all = shm.counter(r)->load(std::memory_order_acquire) >= shm_epoch;
+    if (all) return Status::OK();
+    if (spin % 64 == 63) {
+      std::vector<pollfd> fds;
+      for (const Conn& c : ctrl)
+        fds.push_back({c.valid() ? c.fd() : -1, POLLIN, 0});
+      if (poll(fds.data(), fds.size(), 0) > 0) {
+        for (size_t i = 0; i < ctrl.size(); ++i) {
+          if (fds[i].revents) DT_RETURN_IF_ERROR(CheckCtrl(i));
+        }
+      }
+      if (Clock::now() > d) {
+        return Fail(Status::Timeout(
+            "rank " + std::to_string(rank) +
+            ": a rank on this machine made no progress for " +
+            std::to_string(static_cast<int>(opt.timeout_seconds)) + " s"));
+      }
+    }
+    sched_yield();
+  }
+}
+
+// Chunk by chunk: every rank copies its chunk into its slot, reduces its
+// 1/n of the chunk across all slots into the result area, and copies the
+// whole result back. Alternate chunks use alternate buffer sets, so two
+// barriers per chunk suffice: a rank writes set k % 2 again only after
+// every rank passed the first barrier of chunk k + 1, which follows its
+// copy-out of chunk k.
+Status Communicator::Impl::ShmAllReduce(char* buf, size_t count, DataType type,
+                                        ReduceOp op) {
+  const size_t es = DataTypeSize(type), per_chunk = shm.chunk() / es;
+  for (size_t first = 0, k = 0; first < count; first += per_chunk, ++k) {
+    const int set = static_cast<int>((shm_epoch / 2) % 2);
+    size_t n = std::min(per_chunk, count - first);
+    std::memcpy(shm.slot(set, rank), buf + first * es, n * es);
+    DT_RETURN_IF_ERROR(ShmBarrier());
+    size_t lo = SegmentStart(n, size, rank),
+           hi = SegmentStart(n, size, rank + 1);
+    if (hi > lo) {
+      std::memcpy(shm.result(set) + lo * es, shm.slot(set, 0) + lo * es,
+                  (hi - lo) * es);
+      for (int r = 1; r < size; ++r) {
+        ReduceInto(shm.result(set) + lo * es, shm.slot(set, r) + lo * es,
+                   hi - lo, type, op);
+      }
+    }
+    DT_RETURN_IF_ERROR(ShmBarrier());
+    std::memcpy(buf + first * es, shm.result(set), n * es);
+  }
+  return Status::OK();
+}
+
 Communicator::Communicator(std::unique_ptr<Impl> impl)
     : impl_(std::move(impl)) {}
 Communicator::~Communicator() = default;
@@ -321,6 +394,7 @@ Status Communicator::Create(const Options& options,
     DT_RETURN_IF_ERROR(c->rank == 0 ? ServeRendezvous(c.get(), data_port, d)
                                     : JoinRendezvous(c.get(), data_port, d));
     DT_RETURN_IF_ERROR(ConnectRing(c.get(), d));
+    DT_RETURN_IF_ERROR(SetupShm(c.get()));
   }
   out->reset(new Communicator(std::move(c)));
   return Status::OK();
@@ -339,9 +413,19 @@ Status RingReduceScatter(Communicator::Impl* c, char* buf, size_t count,
     int si = Mod(r - s - 1, n), ri = Mod(r - s - 2, n);
     size_t s0 = SegmentStart(count, n, si), s1 = SegmentStart(count, n, si + 1);
     size_t r0 = SegmentStart(count, n, ri), r1 = SegmentStart(count, n, ri + 1);
-    DT_RETURN_IF_ERROR(
-        c->Exchange(buf + s0 * es, (s1 - s0) * es, tmp.data(), (r1 - r0) * es));
-    ReduceInto(buf + r0 * es, tmp.data(), r1 - r0, type, op);
+    // In pieces, so each piece is reduced (in cache) while the next one is
+    // on the wire instead of after the whole segment arrived.
+    size_t pieces =
+        std::max<size_t>(1, std::max(s1 - s0, r1 - r0) * es / kPipelinePiece);
+    for (size_t p = 0; p < pieces; ++p) {
+      size_t sa = s0 + (s1 - s0) * p / pieces,
+             sb = s0 + (s1 - s0) * (p + 1) / pieces;
+      size_t ra = r0 + (r1 - r0) * p / pieces,
+             rb = r0 + (r1 - r0) * (p + 1) / pieces;
+      DT_RETURN_IF_ERROR(c->Exchange(buf + sa * es, (sb - sa) * es, tmp.data(),
+                                     (rb - ra) * es));
+      ReduceInto(buf + ra * es, tmp.data(), rb - ra, type, op);
+    }
   }
   return Status::OK();
 }
@@ -360,14 +444,66 @@ Status RingAllGather(Communicator::Impl* c, char* buf, size_t count,
   return Status::OK();
 }
 
+// Chunks pass along the ring from `root`.
+Status RingBroadcast(Communicator::Impl* c, char* p, size_t bytes, int root) {
+  if (c->size == 1) return Status::OK();
+  bool receives = c->rank != root, sends = (c->rank + 1) % c->size != root;
+  for (size_t off = 0; off < bytes; off += kBroadcastChunk) {
+    size_t len = std::min(kBroadcastChunk, bytes - off);
+    if (receives) DT_RETURN_IF_ERROR(c->Exchange(nullptr, 0, p + off, len));
+    if (sends) DT_RETURN_IF_ERROR(c->Exchange(p + off, len, nullptr, 0));
+  }
+  return Status::OK();
+}
+
 }  // namespace
+
+// When every rank is on this machine (and DT_SHM is not 0), all-reduce goes
+// through shared memory; if any rank cannot map it, all use the TCP ring.
+Status SetupShm(Communicator::Impl* c) {
+  const char* env = getenv("DT_SHM");
+  bool local = env == nullptr || std::string(env) != "0";
+  for (const std::string& a : c->addr)
+    local = local && Host(a) == Host(c->addr[0]);
+  if (!local) return Status::OK();
+  size_t chunk =
+      std::max<size_t>(64 << 10,
+                       std::min<size_t>(4 << 20, (64 << 20) / c->size)) &
+      ~size_t{63};
+  char msg[64] = {0};  // rank 0's segment name, empty when it has none
+  if (c->rank == 0) {
+    std::string name;
+    Status s = c->shm.Create(c->size, chunk, &name);
+    if (s.ok())
+      snprintf(msg, sizeof(msg), "%s", name.c_str());
+    else
+      c->Log("no shared memory (" + s.message() + "); using TCP");
+  }
+  DT_RETURN_IF_ERROR(RingBroadcast(c, msg, sizeof(msg), 0));
+  if (c->rank != 0 && msg[0] != '\0') {
+    Status s = c->shm.Open(msg, c->size, chunk);
+    if (!s.ok()) c->Log("no shared memory (" + s.message() + "); using TCP");
+  }
+  int32_t ok = c->shm.mapped() ? 1 : 0;
+  DT_RETURN_IF_ERROR(RingReduceScatter(c, reinterpret_cast<char*>(&ok), 1,
+                                       DataType::kInt32, ReduceOp::kMin));
+  DT_RETURN_IF_ERROR(
+      RingAllGather(c, reinterpret_cast<char*>(&ok), 1, sizeof(ok)));
+  if (c->rank == 0) c->shm.Unlink();  // everyone has it mapped (or gave up)
+  if (!ok) c->shm.Reset();
+  return Status::OK();
+}
+
+namespace {}  // namespace
 
 Status Communicator::AllReduce(const void* send, void* recv, size_t count,
                                DataType type, ReduceOp op) {
   size_t es = DataTypeSize(type);
   if (send != recv && count > 0) std::memmove(recv, send, count * es);
   char* buf = static_cast<char*>(recv);
-  if (impl_->size > 1) {
+  if (impl_->size > 1 && impl_->shm.mapped()) {
+    DT_RETURN_IF_ERROR(impl_->ShmAllReduce(buf, count, type, op));
+  } else if (impl_->size > 1) {
     DT_RETURN_IF_ERROR(RingReduceScatter(impl_.get(), buf, count, type, op));
     DT_RETURN_IF_ERROR(RingAllGather(impl_.get(), buf, count, es));
   }
@@ -404,17 +540,8 @@ Status Communicator::Broadcast(void* buf, size_t count, DataType type,
                                    " is not a rank of " +
                                    std::to_string(impl_->size));
   }
-  if (impl_->size == 1) return Status::OK();
-  char* p = static_cast<char*>(buf);
-  size_t bytes = count * DataTypeSize(type);
-  bool receives = impl_->rank != root,
-       sends = (impl_->rank + 1) % impl_->size != root;
-  for (size_t off = 0; off < bytes; off += kBroadcastChunk) {
-    size_t len = std::min(kBroadcastChunk, bytes - off);
-    if (receives) DT_RETURN_IF_ERROR(impl_->Exchange(nullptr, 0, p + off, len));
-    if (sends) DT_RETURN_IF_ERROR(impl_->Exchange(p + off, len, nullptr, 0));
-  }
-  return Status::OK();
+  return RingBroadcast(impl_.get(), static_cast<char*>(buf),
+                       count * DataTypeSize(type), root);
 }
 
 Status Communicator::Barrier() {

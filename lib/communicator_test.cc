@@ -297,6 +297,15 @@ TEST(CommunicatorTest, StrangersAreRefusedAndTheServerSurvives) {
       << "the real job still completes";
 }
 
+int ShmSegments() {
+  int n = 0;
+  DIR* d = opendir("/dev/shm");
+  while (dirent* e = d ? readdir(d) : nullptr)
+    n += std::strncmp(e->d_name, "dt-", 3) == 0;
+  if (d) closedir(d);
+  return n;
+}
+
 TEST(CommunicatorTest, KilledRankIsNamedByEveryOtherRankQuickly) {
   const int n = 4;
   auto fn = [](const Options& o) {
@@ -324,8 +333,11 @@ TEST(CommunicatorTest, KilledRankIsNamedByEveryOtherRankQuickly) {
   };
   Options base = Base(n, FreePort());
   base.timeout_seconds = 60;  // detection must not rely on the timeout
+  int shm_before = ShmSegments();
   std::vector<int> codes = RunRanks(n, base, fn);
   EXPECT_EQ(codes, (std::vector<int>{0, 0, 128 + SIGKILL, 0}));
+  EXPECT_EQ(ShmSegments(), shm_before)
+      << "no shared-memory segment is left behind";
 }
 
 TEST(CommunicatorTest, ARankThatNeverArrivesIsNamedAfterTheTimeout) {

@@ -53,12 +53,16 @@ double Now() {
 int main(int argc, char** argv) {
   size_t min_bytes = 4 << 10, max_bytes = 256 << 20;
   int iters = 5, warmup = 2;
+  bool first = false;
   CLI::App app{
       "dt-bench: all-reduce (float32, sum) bus bandwidth and rendezvous time"};
   app.add_option("-b,--min-bytes", min_bytes, "smallest size (default 4 KiB)");
   app.add_option("-e,--max-bytes", max_bytes, "largest size (default 256 MiB)");
   app.add_option("-n,--iters", iters, "timed iterations per size")
       ->check(CLI::Range(1, 100000));
+  app.add_flag("--first", first,
+               "rendezvous, one 4-byte all-reduce, print the Unix time it "
+               "completed (rank 0), exit");
   app.add_option("-w,--warmup", warmup, "untimed iterations per size")
       ->check(CLI::Range(0, 1000));
   try {
@@ -76,6 +80,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int n = comm->size(), r = comm->rank();
+  if (first) {
+    float one = 1;
+    s = comm->AllReduce(&one, &one, 1, dist_train::DataType::kFloat32,
+                        dist_train::ReduceOp::kSum);
+    timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (r == 0)
+      printf("first all-reduce done at %.6f (sum %g)\n",
+             now.tv_sec + now.tv_nsec / 1e9, one);
+    return s.ok() && one == n ? 0 : 1;
+  }
   double slowest = ready;
   comm->AllReduce(&ready, &slowest, 1, dist_train::DataType::kFloat64,
                   dist_train::ReduceOp::kMax);

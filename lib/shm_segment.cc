@@ -1,0 +1,84 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "shm_segment.h"
+
+#include <fcntl.h>
+#include <openssl/rand.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace dist_train {
+namespace {
+constexpr size_t kLine = 64;
+}
+
+size_t ShmSegment::Bytes(int ranks, size_t chunk) {
+  return kLine * ranks + 2 * chunk * (ranks + 1);
+}
+
+ShmSegment::~ShmSegment() { Reset(); }
+
+void ShmSegment::Reset() {
+  if (base_ != nullptr) munmap(base_, bytes_);
+  base_ = nullptr;
+}
+
+Status ShmSegment::Map(int fd, int ranks, size_t chunk) {
+  bytes_ = Bytes(ranks, chunk);
+  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
+    return Status::IOError(std::string("mmap shared memory: ") +
+                           strerror(errno));
+  base_ = static_cast<char*>(p);
+  ranks_ = ranks, chunk_ = chunk;
+  return Status::OK();
+}
+
+Status ShmSegment::Create(int ranks, size_t chunk, std::string* name) {
+  unsigned char r[8];
+  RAND_bytes(r, sizeof(r));
+  char buf[32];
+  snprintf(buf, sizeof(buf), "/dt-%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1],
+           r[2], r[3], r[4], r[5], r[6], r[7]);
+  name_ = buf;
+  int fd = shm_open(buf, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return Status::IOError(std::string("shm_open: ") + strerror(errno));
+  if (ftruncate(fd, static_cast<off_t>(Bytes(ranks, chunk))) != 0) {
+    int err = errno;
+    close(fd);
+    Unlink();
+    return Status::IOError(std::string("ftruncate shared memory: ") +
+                           strerror(err));
+  }
+  Status s = Map(fd, ranks, chunk);
+  if (!s.ok()) Unlink();
+  *name = name_;
+  return s;
+}
+
+Status ShmSegment::Open(const std::string& name, int ranks, size_t chunk) {
+  int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return Status::IOError("shm_open " + name + ": " + strerror(errno));
+  return Map(fd, ranks, chunk);
+}
+
+void ShmSegment::Unlink() {
+  if (!name_.empty()) shm_unlink(name_.c_str());
+  name_.clear();
+}
+
+std::atomic<uint64_t>* ShmSegment::counter(int rank) const {
+  return reinterpret_cast<std::atomic<uint64_t>*>(base_ + kLine * rank);
+}
+char* ShmSegment::slot(int set, int rank) const {
+  return base_ + kLine * ranks_ + chunk_ * ((ranks_ + 1) * set + rank);
+}
+char* ShmSegment::result(int set) const { return slot(set, ranks_); }
+
+}  // namespace dist_train
