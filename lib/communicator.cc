@@ -519,7 +519,8 @@ Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
   if (impl_->size > 1)
     DT_RETURN_IF_ERROR(
         RingReduceScatter(impl_.get(), work.data(), total, type, op));
-  std::memcpy(recv, work.data() + count * impl_->rank * es, count * es);
+  if (count > 0)
+    std::memcpy(recv, work.data() + count * impl_->rank * es, count * es);
   if (op == ReduceOp::kAvg) DivideBy(recv, count, type, impl_->size);
   return Status::OK();
 }
@@ -528,7 +529,7 @@ Status Communicator::AllGather(const void* send, void* recv, size_t count,
                                DataType type) {
   size_t es = DataTypeSize(type);
   char* buf = static_cast<char*>(recv);
-  std::memmove(buf + count * impl_->rank * es, send, count * es);
+  if (count > 0) std::memmove(buf + count * impl_->rank * es, send, count * es);
   if (impl_->size == 1) return Status::OK();
   return RingAllGather(impl_.get(), buf, count * impl_->size, es);
 }
