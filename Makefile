@@ -38,6 +38,13 @@ ALL_CXXFLAGS := -std=c++17 $(OPT) $(CXXFLAGS) $(WARNINGS) $(HARDEN) -Iinclude -I
 LINK_HARDEN := -Wl,-z,relro,-z,now,-z,noexecstack
 
 LIB_SRCS := $(filter-out %_test.cc,$(wildcard lib/*.cc))
+
+# NCCL/CUDA: auto-detected by configure; not in sanitizer builds (the CUDA
+# runtime and ASan do not mix). CUDA headers are system headers for -Werror.
+ifeq ($(HAVE_NCCL)$(SANITIZE),yes)
+NCCL_FLAGS := -DDT_HAVE_NCCL $(patsubst -I%,-isystem %,$(CUDA_CPPFLAGS) $(NCCL_CPPFLAGS))
+GPU_LIBS := $(CUDA_LIBS) $(NCCL_LIBS)
+endif
 SPANK_SRCS := $(filter-out %_test.cc,$(wildcard spank/*.cc))
 TEST_SRCS := $(wildcard lib/*_test.cc spank/*_test.cc)
 TOOL_SRCS := $(wildcard tools/*.cc bench/*.cc examples/*.cc)
@@ -65,7 +72,7 @@ $(LIB_A): $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS)
-	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS)
+	$(CXX) -shared -Wl,-soname,$(SONAME) $(LINK_HARDEN) $(SAN_LDFLAGS) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS)
 	ln -sf $(SONAME) $(BUILD)/libdist-train.so
 
 # The plugin resolves slurm_* / spank_* from the process that loads it
@@ -78,9 +85,9 @@ $(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
 	mv -f $@.tmp $@
 
 $(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o $(LIB_A)
-	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS)
 
-RUNTIME_LIBS = $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS)
+RUNTIME_LIBS = $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS)
 $(BUILD)/tools/dt-run: $(BUILD)/tools/dt_run.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(RUNTIME_LIBS)
 $(BUILD)/tools/dt-bench: $(BUILD)/tools/dt_bench.o $(LIB_A)
@@ -97,8 +104,9 @@ ifneq ($(HAVE_GTEST),yes)
 	@echo "GoogleTest not found at configure time: install libgtest-dev and re-run ./configure" >&2; exit 1
 endif
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) -lpthread
+	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS) -lpthread
 
+$(BUILD)/lib/nccl_backend.o $(BUILD)/lib/nccl_backend_test.o: ALL_CXXFLAGS += $(NCCL_FLAGS)
 $(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS) -DDT_SOURCE_DIR='"$(CURDIR)"'
 
 check: $(UNIT)

@@ -14,6 +14,7 @@
 
 #include "dist_train/runtime.h"
 #include "handshake.h"
+#include "nccl_backend.h"
 #include "reduce.h"
 #include "runtime_env.h"
 #include "shm_segment.h"
@@ -33,6 +34,7 @@ struct Communicator::Impl {
   std::string failure;  // set once: every later call fails with it
   ShmSegment shm;       // when every rank is on this machine
   uint64_t shm_epoch = 0;
+  std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer
 
   ~Impl();
   void Log(const std::string& msg) const;
@@ -41,6 +43,8 @@ struct Communicator::Impl {
   Status DataError(const Status& s);
   Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen);
   Status ShmBarrier();
+  Status PollCtrl();
+  Status Nccl(NcclBackend** out);
   Status ShmAllReduce(char* buf, size_t count, DataType type, ReduceOp op);
 };
 
@@ -311,6 +315,20 @@ Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
   return Status::OK();
 }
 
+// Handles whatever the control connections have ready, without waiting.
+Status Communicator::Impl::PollCtrl() {
+  if (!failure.empty()) return Status::Unavailable(failure);
+  std::vector<pollfd> fds;
+  for (const Conn& c : ctrl)
+    fds.push_back({c.valid() ? c.fd() : -1, POLLIN, 0});
+  if (poll(fds.data(), fds.size(), 0) > 0) {
+    for (size_t i = 0; i < ctrl.size(); ++i) {
+      if (fds[i].revents) DT_RETURN_IF_ERROR(CheckCtrl(i));
+    }
+  }
+  return Status::OK();
+}
+
 // Spins until every rank reached the next barrier epoch; checks the
 // control connections meanwhile so a dead rank is noticed (and named) as
 // fast as on the TCP path.
@@ -325,14 +343,7 @@ Status Communicator::Impl::ShmBarrier() {
       all = shm.counter(r)->load(std::memory_order_acquire) >= shm_epoch;
     if (all) return Status::OK();
     if (spin % 64 == 63) {
-      std::vector<pollfd> fds;
-      for (const Conn& c : ctrl)
-        fds.push_back({c.valid() ? c.fd() : -1, POLLIN, 0});
-      if (poll(fds.data(), fds.size(), 0) > 0) {
-        for (size_t i = 0; i < ctrl.size(); ++i) {
-          if (fds[i].revents) DT_RETURN_IF_ERROR(CheckCtrl(i));
-        }
-      }
+      DT_RETURN_IF_ERROR(PollCtrl());
       if (Clock::now() > d) {
         return Fail(Status::Timeout(
             "rank " + std::to_string(rank) +
@@ -494,10 +505,46 @@ Status SetupShm(Communicator::Impl* c) {
   return Status::OK();
 }
 
-namespace {}  // namespace
+// The NCCL communicator, made at the first device-memory collective: rank
+// 0's unique id travels over the authenticated ring; each rank uses its
+// planned GPU (DT_LOCAL_GPU, else LOCAL_RANK).
+Status Communicator::Impl::Nccl(NcclBackend** out) {
+  if (!nccl) {
+    if (!NcclBackend::Compiled()) {
+      return Status::Unavailable(
+          "device memory needs NCCL, and dist-train was built without it");
+    }
+    char msg[1 + sizeof(NcclId)] = {0};
+    NcclId id{};
+    if (rank == 0) {
+      Status s = NcclBackend::NewId(&id);
+      if (!s.ok()) Log(s.message());
+      msg[0] = s.ok();
+      std::memcpy(msg + 1, id.data(), id.size());
+    }
+    DT_RETURN_IF_ERROR(RingBroadcast(this, msg, sizeof(msg), 0));
+    if (!msg[0])
+      return Status::Unavailable("rank 0 could not create an NCCL unique id");
+    std::memcpy(id.data(), msg + 1, id.size());
+    const char* gpu = getenv("DT_LOCAL_GPU");
+    if (gpu == nullptr) gpu = getenv("LOCAL_RANK");
+    int devices = std::max(1, NcclBackend::DeviceCount());
+    int device = (gpu ? std::atoi(gpu) : 0) % devices;
+    DT_RETURN_IF_ERROR(NcclBackend::Create(
+        rank, size, device, id, opt.timeout_seconds,
+        [this] { return PollCtrl(); }, &nccl));
+  }
+  *out = nccl.get();
+  return Status::OK();
+}
 
 Status Communicator::AllReduce(const void* send, void* recv, size_t count,
                                DataType type, ReduceOp op) {
+  if (NcclBackend::IsDevicePointer(recv)) {
+    NcclBackend* n = nullptr;
+    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
+    return n->AllReduce(send, recv, count, type, op);
+  }
   size_t es = DataTypeSize(type);
   if (send != recv && count > 0) std::memmove(recv, send, count * es);
   char* buf = static_cast<char*>(recv);
@@ -513,6 +560,11 @@ Status Communicator::AllReduce(const void* send, void* recv, size_t count,
 
 Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
                                    DataType type, ReduceOp op) {
+  if (NcclBackend::IsDevicePointer(recv)) {
+    NcclBackend* n = nullptr;
+    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
+    return n->ReduceScatter(send, recv, count, type, op);
+  }
   size_t es = DataTypeSize(type), total = count * impl_->size;
   std::vector<char> work(static_cast<const char*>(send),
                          static_cast<const char*>(send) + total * es);
@@ -527,6 +579,11 @@ Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
 
 Status Communicator::AllGather(const void* send, void* recv, size_t count,
                                DataType type) {
+  if (NcclBackend::IsDevicePointer(recv)) {
+    NcclBackend* n = nullptr;
+    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
+    return n->AllGather(send, recv, count, type);
+  }
   size_t es = DataTypeSize(type);
   char* buf = static_cast<char*>(recv);
   if (count > 0) std::memmove(buf + count * impl_->rank * es, send, count * es);
@@ -540,6 +597,11 @@ Status Communicator::Broadcast(void* buf, size_t count, DataType type,
     return Status::InvalidArgument("broadcast root " + std::to_string(root) +
                                    " is not a rank of " +
                                    std::to_string(impl_->size));
+  }
+  if (NcclBackend::IsDevicePointer(buf)) {
+    NcclBackend* n = nullptr;
+    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
+    return n->Broadcast(buf, count, type, root);
   }
   return RingBroadcast(impl_.get(), static_cast<char*>(buf),
                        count * DataTypeSize(type), root);
