@@ -68,9 +68,50 @@ Status Uint(const Ctx& c, const YAML::Node& n, const std::string& path,
 Status Bool(const Ctx& c, const YAML::Node& n, const std::string& path,
             bool* out) {
   const std::string s = n.IsScalar() ? n.Scalar() : "";
-  if (s == "true" || s == "yes") return *out = true, Status::OK();
-  if (s == "false" || s == "no") return *out = false, Status::OK();
+  for (const char* t : {"true", "True", "TRUE", "yes"}) {
+    if (s == t) return *out = true, Status::OK();
+  }
+  for (const char* f : {"false", "False", "FALSE", "no"}) {
+    if (s == f) return *out = false, Status::OK();
+  }
   return Err(c, n, path, "expected true or false, got " + Got(n));
+}
+
+bool Digits(std::string_view s) {
+  return !s.empty() && s.size() <= 9 &&
+         s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+// sbatch --mem: a number with an optional K, M, G or T suffix.
+bool ValidMem(const std::string& s) {
+  std::string_view v = s;
+  if (!v.empty() &&
+      std::string_view("KMGTkmgt").find(v.back()) != std::string_view::npos)
+    v.remove_suffix(1);
+  return Digits(v);
+}
+
+// sbatch --time: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS.
+bool ValidTime(const std::string& s) {
+  if (s == "infinite" || s == "unlimited" || s == "UNLIMITED" ||
+      s == "INFINITE")
+    return true;
+  std::string_view v = s;
+  size_t dash = v.find('-');
+  if (dash != std::string_view::npos) {
+    if (!Digits(v.substr(0, dash))) return false;
+    v = v.substr(dash + 1);
+    std::vector<std::string_view> parts = Split(v, ':');
+    if (parts.size() > 3) return false;
+    for (std::string_view p : parts)
+      if (!Digits(p)) return false;
+    return true;
+  }
+  std::vector<std::string_view> parts = Split(v, ':');
+  if (parts.size() > 3) return false;
+  for (std::string_view p : parts)
+    if (!Digits(p)) return false;
+  return true;
 }
 
 Status Number(const Ctx& c, const YAML::Node& n, const std::string& path,
@@ -186,36 +227,55 @@ Status JobSection(const Ctx& c, const YAML::Node& n, JobSpec* s) {
       return SbatchValue(c, v, p, f);
     };
   };
-  return Walk(c, n, "job",
-              {{"name", sb(&s->name)},
-               {"nodes",
-                [&](const YAML::Node& v, const std::string& p) {
-                  return Uint(c, v, p, 1, 100000, &s->nodes);
-                }},
-               {"gpus_per_node",
-                [&](const YAML::Node& v, const std::string& p) {
-                  return Uint(c, v, p, 0, 1024, &s->gpus_per_node);
-                }},
-               {"tasks_per_node",
-                [&](const YAML::Node& v, const std::string& p) {
-                  return Uint(c, v, p, 1, 4096, &s->tasks_per_node);
-                }},
-               {"cpus_per_task",
-                [&](const YAML::Node& v, const std::string& p) {
-                  return Uint(c, v, p, 1, 4096, &s->cpus_per_task);
-                }},
-               {"mem", sb(&s->mem)},
-               {"time", sb(&s->time)},
-               {"partition", sb(&s->partition)},
-               {"account", sb(&s->account)},
-               {"qos", sb(&s->qos)},
-               {"constraint", sb(&s->constraint)},
-               {"exclusive",
-                [&](const YAML::Node& v, const std::string& p) {
-                  return Bool(c, v, p, &s->exclusive);
-                }},
-               {"output", sb(&s->output)},
-               {"error", sb(&s->error)}});
+  return Walk(
+      c, n, "job",
+      {{"name", sb(&s->name)},
+       {"nodes",
+        [&](const YAML::Node& v, const std::string& p) {
+          return Uint(c, v, p, 1, 100000, &s->nodes);
+        }},
+       {"gpus_per_node",
+        [&](const YAML::Node& v, const std::string& p) {
+          return Uint(c, v, p, 0, 1024, &s->gpus_per_node);
+        }},
+       {"tasks_per_node",
+        [&](const YAML::Node& v, const std::string& p) {
+          return Uint(c, v, p, 1, 4096, &s->tasks_per_node);
+        }},
+       {"cpus_per_task",
+        [&](const YAML::Node& v, const std::string& p) {
+          return Uint(c, v, p, 1, 4096, &s->cpus_per_task);
+        }},
+       {"mem",
+        [&](const YAML::Node& v, const std::string& p) {
+          DT_RETURN_IF_ERROR(SbatchValue(c, v, p, &s->mem));
+          if (!ValidMem(s->mem))
+            return Err(c, v, p,
+                       "'" + s->mem +
+                           "' is not a Slurm memory size like 64G, 500M or 0");
+          return Status::OK();
+        }},
+       {"time",
+        [&](const YAML::Node& v, const std::string& p) {
+          DT_RETURN_IF_ERROR(SbatchValue(c, v, p, &s->time));
+          if (!ValidTime(s->time)) {
+            return Err(c, v, p,
+                       "'" + s->time +
+                           "' is not a Slurm time (minutes, MM:SS, HH:MM:SS, "
+                           "D-HH, D-HH:MM, D-HH:MM:SS or infinite)");
+          }
+          return Status::OK();
+        }},
+       {"partition", sb(&s->partition)},
+       {"account", sb(&s->account)},
+       {"qos", sb(&s->qos)},
+       {"constraint", sb(&s->constraint)},
+       {"exclusive",
+        [&](const YAML::Node& v, const std::string& p) {
+          return Bool(c, v, p, &s->exclusive);
+        }},
+       {"output", sb(&s->output)},
+       {"error", sb(&s->error)}});
 }
 
 Status DistTrainSection(const Ctx& c, const YAML::Node& n, JobSpec* s) {
@@ -811,6 +871,17 @@ std::string Stem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
+// A second YAML document would be ignored silently by a plain load.
+YAML::Node SingleDocument(const std::vector<YAML::Node>& docs,
+                          const std::string& file) {
+  if (docs.size() > 1) {
+    throw YAML::Exception(YAML::Mark::null_mark(),
+                          file + " holds " + std::to_string(docs.size()) +
+                              " YAML documents; gen-sbatch reads exactly one");
+  }
+  return docs.empty() ? YAML::Node() : docs[0];
+}
+
 Status Parse(const std::function<YAML::Node()>& load, const std::string& file,
              const std::vector<std::string>& sets, JobSpec* out) {
   Ctx c{file, {}};
@@ -820,6 +891,7 @@ Status Parse(const std::function<YAML::Node()>& load, const std::string& file,
   } catch (const YAML::BadFile&) {
     return Status::NotFound(file + ": cannot read the file");
   } catch (const YAML::Exception& e) {
+    if (e.mark.is_null()) return Status::InvalidArgument(e.msg);
     return Status::InvalidArgument(
         file + ":" + std::to_string(e.mark.line + 1) + ":" +
         std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg);
@@ -864,12 +936,15 @@ const char* LaunchStyleName(LaunchStyle style) {
 
 Status LoadJobSpec(const std::string& path,
                    const std::vector<std::string>& sets, JobSpec* out) {
-  return Parse([&] { return YAML::LoadFile(path); }, path, sets, out);
+  return Parse(
+      [&] { return SingleDocument(YAML::LoadAllFromFile(path), path); }, path,
+      sets, out);
 }
 
 Status ParseJobSpec(const std::string& yaml, const std::string& name,
                     const std::vector<std::string>& sets, JobSpec* out) {
-  return Parse([&] { return YAML::Load(yaml); }, name, sets, out);
+  return Parse([&] { return SingleDocument(YAML::LoadAll(yaml), name); }, name,
+               sets, out);
 }
 
 }  // namespace dist_train

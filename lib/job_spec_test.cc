@@ -49,6 +49,19 @@ TEST(JobSpecTest, SetOverridesAnyKey) {
   EXPECT_EQ(s.env[0].second, "a b");
 }
 
+TEST(JobSpecTest, AcceptedTimesMemoryAndBooleans) {
+  for (const char* t : {"30", "30:00", "04:00:00", "2-00", "2-12:00",
+                        "1-00:00:00", "infinite"}) {
+    EXPECT_EQ(
+        Parse(std::string(kMinimal) + "job: {time: \"" + t + "\"}\n").time, t);
+  }
+  EXPECT_EQ(Parse(std::string(kMinimal) + "job: {mem: 480G}\n").mem, "480G");
+  EXPECT_TRUE(
+      Parse(std::string(kMinimal) + "job: {exclusive: True}\n").exclusive);
+  EXPECT_EQ(Error(std::string(kMinimal) + "---\njob: {nodes: 2}\n"),
+            "t.yaml holds 2 YAML documents; gen-sbatch reads exactly one");
+}
+
 TEST(JobSpecTest, SetChangesOneKeyNotItsAliases) {
   JobSpec s = Parse(std::string(kMinimal) + "env: {A: &v x, B: *v}\n",
                     {"env.A=changed"});
@@ -158,6 +171,12 @@ TEST(JobSpecTest, EveryErrorMessageExactly) {
       {"sweep: {}\nlaunch: {command: [a]}\n",
        "t.yaml:1:8: sweep: needs one of grid, zip, range, points or random"},
       {"job: [1, 2]\n", "t.yaml:1:6: job: expected a mapping, got a list"},
+      {"job: {time: forever}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:13: job.time: 'forever' is not a Slurm time (minutes, MM:SS, "
+       "HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or infinite)"},
+      {"job: {mem: lots}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:12: job.mem: 'lots' is not a Slurm memory size like 64G, 500M "
+       "or 0"},
       {"job: {nodes: 2, nodes: 7}\nlaunch: {command: [a]}\n",
        "t.yaml:1:17: job.nodes: given twice"},
       {"sweep: {grid: {}, pass_as: args}\nlaunch: {command: [a]}\n",

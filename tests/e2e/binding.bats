@@ -12,7 +12,7 @@ setup() {
 }
 
 teardown() {
-  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+  cleanup_outdir
 }
 
 field() { # field FILE KEY: a top-level or env value of a dump_task record

@@ -23,6 +23,10 @@ make_outdir() {
   chmod 755 "$OUT"
 }
 
+cleanup_outdir() {
+  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+}
+
 as_user() {
   runuser -u "$DT_USER" -- env SLURM_CONF="$SLURM_CONF" PATH="$PATH" "$@"
 }

@@ -10,7 +10,7 @@ setup() {
 }
 
 teardown() {
-  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+  cleanup_outdir
 }
 
 # layout_job NODES SBATCH-ARGS...: bare srun in a script with the header.

@@ -12,7 +12,7 @@ setup() {
 }
 
 teardown() {
-  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+  cleanup_outdir
 }
 
 # Waits until no task of job $1 is pending or running (at most 120 s).

@@ -12,7 +12,7 @@ setup() {
 }
 
 teardown() {
-  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+  cleanup_outdir
 }
 
 @test "gloo all-reduce on 2 nodes x 2 tasks from the env contract alone" {

@@ -14,7 +14,7 @@ setup() {
 }
 
 teardown() {
-  if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+  cleanup_outdir
 }
 
 same_weights() { # same_weights "weights ..." "weights ..."
