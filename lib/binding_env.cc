@@ -1,6 +1,11 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "binding_env.h"
 
+#include <sched.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "parse.h"
 
 namespace dist_train {
@@ -65,6 +70,18 @@ EnvAssignments BindingEnv(const NodeModel& model, const BindPlan& plan,
     env.emplace_back("DT_CPUS", FormatIndexList(rank.cpus));
   }
   return env;
+}
+
+Status ApplyCpuAffinity(const std::vector<int>& cpus) {
+  if (cpus.empty()) return Status::OK();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) {
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
+  }
+  if (sched_setaffinity(0, sizeof(set), &set) == 0) return Status::OK();
+  return Status::IOError("cannot bind to CPUs " + FormatIndexList(cpus) + ": " +
+                         strerror(errno));
 }
 
 }  // namespace dist_train

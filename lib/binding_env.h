@@ -28,6 +28,10 @@ struct BindingEnvInputs {
 EnvAssignments BindingEnv(const NodeModel& model, const BindPlan& plan,
                           const RankPlan& rank, const BindingEnvInputs& in);
 
+// Binds the calling process to `cpus` (OS PU indexes); nothing for an empty
+// list. The error names the CPUs and the reason.
+Status ApplyCpuAffinity(const std::vector<int>& cpus);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_BINDING_ENV_H_

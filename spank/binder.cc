@@ -144,15 +144,10 @@ std::string ApplyAffinity(const PluginState& st, uint32_t local_rank) {
   if (!st.bound || !parts.cpu || local_rank >= st.plan.ranks.size()) return "";
   const std::vector<int>& cpus = st.plan.ranks[local_rank].cpus;
   if (cpus.empty()) return "";
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus) {
-    if (c < CPU_SETSIZE) CPU_SET(c, &set);
-  }
-  if (sched_setaffinity(0, sizeof(set), &set) == 0) return "";
-  return "dist-train: warning: cannot bind local rank " +
-         std::to_string(local_rank) + " to CPUs " + FormatIndexList(cpus) +
-         ": " + strerror(errno);
+  Status s = ApplyCpuAffinity(cpus);
+  if (s.ok()) return "";
+  return "dist-train: warning: local rank " + std::to_string(local_rank) +
+         ": " + s.message();
 }
 
 void SaveTopologyCache(const PluginConfig& cfg) {

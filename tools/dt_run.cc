@@ -84,10 +84,10 @@ Plan PlanBinding(int nproc) {
     for (const auto& [k, v] :
          BindingEnv(plan.model, plan.binding, r, BindingEnvInputs()))
       setenv(k.c_str(), v.c_str(), 1);
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    for (int c : r.cpus) CPU_SET(c, &set);
-    if (!r.cpus.empty()) sched_setaffinity(0, sizeof(set), &set);
+    Status s = ApplyCpuAffinity(r.cpus);
+    if (!s.ok())
+      fprintf(stderr, "dt-run: warning: rank %d: %s\n", r.local_rank,
+              s.message().c_str());
   }
   // Restore default dispositions and an empty mask for the worker.
   for (int sig : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE})
