@@ -268,6 +268,33 @@ Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
   Deadline d = DeadlineIn(opt.timeout_seconds);
   size_t sent = 0, got = 0;
   while (sent < slen || got < rlen) {
+    // Try both directions first; poll only when neither can move, so bulk
+    // transfers cost one syscall per chunk, not two.
+    bool progress = false;
+    if (sent < slen) {
+      ssize_t k =
+          send(next.fd(), sbuf + sent, std::min<size_t>(slen - sent, 1 << 22),
+               MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (k > 0) {
+        sent += static_cast<size_t>(k), progress = true;
+      } else if (k < 0 && errno != EAGAIN && errno != EINTR) {
+        return DataError(Status::Unavailable(next.peer() + " is gone (" +
+                                             strerror(errno) + ")"));
+      }
+    }
+    if (got < rlen) {
+      ssize_t k = recv(prev.fd(), rbuf + got, rlen - got, MSG_DONTWAIT);
+      if (k > 0) {
+        got += static_cast<size_t>(k), progress = true;
+      } else if (k == 0) {
+        return DataError(Status::Unavailable(prev.peer() +
+                                             " closed the connection (died?)"));
+      } else if (errno != EAGAIN && errno != EINTR) {
+        return DataError(Status::Unavailable(prev.peer() + " is gone (" +
+                                             strerror(errno) + ")"));
+      }
+    }
+    if (progress) continue;  // finish what buffered data allows first
     std::vector<pollfd> fds = {
         {next.fd(), static_cast<short>(sent < slen ? POLLOUT : 0), 0},
         {prev.fd(), static_cast<short>(got < rlen ? POLLIN : 0), 0}};
@@ -285,29 +312,7 @@ Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
           std::to_string(static_cast<int>(opt.timeout_seconds)) +
           " s waiting on " + (got < rlen ? prev.peer() : next.peer())));
     }
-    bool progress = false;
-    if (fds[0].revents & (POLLOUT | POLLERR | POLLHUP)) {
-      ssize_t k =
-          send(next.fd(), sbuf + sent, std::min<size_t>(slen - sent, 1 << 22),
-               MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (k > 0)
-        sent += static_cast<size_t>(k), progress = true;
-      else if (k < 0 && errno != EAGAIN && errno != EINTR)
-        return DataError(Status::Unavailable(next.peer() + " is gone (" +
-                                             strerror(errno) + ")"));
-    }
-    if (fds[1].revents & (POLLIN | POLLERR | POLLHUP)) {
-      ssize_t k = recv(prev.fd(), rbuf + got, rlen - got, MSG_DONTWAIT);
-      if (k > 0)
-        got += static_cast<size_t>(k), progress = true;
-      else if (k == 0)
-        return DataError(Status::Unavailable(prev.peer() +
-                                             " closed the connection (died?)"));
-      else if (errno != EAGAIN && errno != EINTR)
-        return DataError(Status::Unavailable(prev.peer() + " is gone (" +
-                                             strerror(errno) + ")"));
-    }
-    if (progress) continue;  // finish what buffered data allows first
+    if (fds[0].revents || fds[1].revents) continue;  // data first
     for (size_t i = 0; i < ctrl.size(); ++i) {
       if (fds[2 + i].revents) DT_RETURN_IF_ERROR(CheckCtrl(i));
     }

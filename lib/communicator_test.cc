@@ -223,6 +223,15 @@ TEST(CommunicatorTest, EveryCollectiveTypeOpAndOddSizeOnTwoThreeAndFiveRanks) {
   }
 }
 
+TEST(CommunicatorTest, EveryCollectiveOverTheTcpRingToo) {
+  // DT_SHM=0: all-reduce over TCP as between nodes.
+  auto tcp = [](const Options& o) {
+    setenv("DT_SHM", "0", 1);
+    return AllCollectives(o);
+  };
+  EXPECT_EQ(RunRanks(3, Base(3, FreePort()), tcp), std::vector<int>(3, 0));
+}
+
 TEST(CommunicatorTest, SixteenRanksAllReduceALargeBuffer) {
   const int n = 16;
   auto fn = [](const Options& o) {
