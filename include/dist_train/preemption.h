@@ -1,0 +1,62 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// Stopping together, checkpointing atomically, requeueing: the runtime side
+// of preemption.
+//
+//   dist_train::InstallStopHandler();           // DT_PREEMPT_SIGNAL or USR1
+//   for (uint64_t step = start; ; ++step) {
+//     train_one_step();
+//     bool stop = false;
+//     dist_train::AgreeToStop(comm.get(), &stop);  // every rank, same step
+//     if (stop) {
+//       dist_train::SaveCheckpoint(comm.get(), dir, step, my_state);
+//       dist_train::RequeueJob();
+//       return 0;
+//     }
+//   }
+//
+// The signal handler only records (checkpointing inside a handler hangs).
+
+#ifndef DIST_TRAIN_PREEMPTION_H_
+#define DIST_TRAIN_PREEMPTION_H_
+
+#include <cstdint>
+#include <string>
+
+#include "dist_train/runtime.h"
+#include "dist_train/status.h"
+
+namespace dist_train {
+
+// Installs a handler for `signal` (0: DT_PREEMPT_SIGNAL, e.g. "USR1", else
+// SIGUSR1) that only sets a flag. Errors name a bad DT_PREEMPT_SIGNAL.
+Status InstallStopHandler(int signal = 0);
+
+// This process received the stop signal (or RequestStop was called).
+bool StopRequested();
+void RequestStop();
+
+// Collective: *stop is true on every rank when any rank has a stop request,
+// so all ranks stop after the same step.
+Status AgreeToStop(Communicator* comm, bool* stop);
+
+// Collective: writes this rank's `data` for `step` under `dir` atomically
+// (temp file, fsync, rename), waits for every rank, then rank 0 marks the
+// step complete (dir/LATEST, also atomic). A step is never marked before all
+// of its ranks' files are durable.
+Status SaveCheckpoint(Communicator* comm, const std::string& dir, uint64_t step,
+                      const std::string& data);
+
+// The latest complete step under `dir` and this rank's data for it.
+// NotFound when there is none; a damaged file is an error, never data.
+Status LoadLatestCheckpoint(const std::string& dir, int rank, uint64_t* step,
+                            std::string* data);
+
+// Requeues this job (this array task) through libslurm, no scontrol needed.
+// Refused once SLURM_RESTART_COUNT reached `max_requeues` (< 0: take
+// DT_MAX_REQUEUES, unlimited when unset).
+Status RequeueJob(int max_requeues = -1);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_PREEMPTION_H_
