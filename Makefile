@@ -57,7 +57,8 @@ LIB_A := $(BUILD)/libdist-train.a
 LIB_SO := $(BUILD)/$(SONAME)
 PLUGIN := $(BUILD)/spank/spank_dist_train.so
 UNIT := $(BUILD)/tests/unit_tests
-TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch $(BUILD)/tools/dt-bench $(BUILD)/tools/dt-run
+TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch $(BUILD)/tools/dt-bench $(BUILD)/tools/dt-run \
+    $(BUILD)/tools/dt-requeue
 EXAMPLES := $(BUILD)/examples/train_linear
 TEMPLATE_DIR = $(datarootdir)/dist-train/templates
 
@@ -89,6 +90,8 @@ $(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o $(LIB_A)
 
 RUNTIME_LIBS = $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS)
 $(BUILD)/tools/dt-run: $(BUILD)/tools/dt_run.o $(LIB_A)
+	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(RUNTIME_LIBS)
+$(BUILD)/tools/dt-requeue: $(BUILD)/tools/dt_requeue.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(RUNTIME_LIBS)
 $(BUILD)/tools/dt-bench: $(BUILD)/tools/dt_bench.o $(LIB_A)
 	$(CXX) $(SAN_LDFLAGS) $(LINK_HARDEN) -o $@ $^ $(RUNTIME_LIBS)
