@@ -288,6 +288,7 @@ const std::vector<std::string>& InputEnvNames() {
                                         "DT_NIC",
                                         "DT_NIC_PCI",
                                         "UCX_NET_DEVICES",
+                                        "DT_JOB_DEADLINE",
                                         "NCCL_IB_HCA",
                                         "DT_CPUS"};
     v.insert(v.end(), std::begin(binding_vars), std::end(binding_vars));
@@ -319,6 +320,9 @@ Status PlanTaskEnv(const PluginConfig& cfg, const JobOptions& opts,
   EnvAssignments wanted = mode == Mode::kTask ? TaskModeVars(cfg, in, shape)
                                               : NodeModeVars(shape, nproc);
   if (mode == Mode::kTask) Merge(in.binding, &wanted);
+  if (in.job_end_time > 0) {
+    wanted.emplace_back("DT_JOB_DEADLINE", std::to_string(in.job_end_time));
+  }
   ApplyPrecedence(in.env, record, wanted, &plan);
   if (mode == Mode::kNode && shape.local_world_size > 1) {
     plan.warnings.push_back(

@@ -33,6 +33,9 @@ struct SlurmInputs {
   uint32_t global_task_id = 0;  // S_TASK_GLOBAL_ID
   // NodeAddr of the step's first node; needed only for master_addr=nodeaddr.
   std::string first_node_addr;
+  // When the job must end (Unix time, from slurmctld at step start); 0 =
+  // unknown or no limit. Exported as DT_JOB_DEADLINE.
+  int64_t job_end_time = 0;
   // The task's environment; only the names in InputEnvNames() matter.
   EnvMap env;
   // This rank's variables from the binding plan (lib/binding_env.h); they

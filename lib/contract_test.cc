@@ -405,6 +405,14 @@ TEST(ContractTest, SlurmsPerTaskGpuListIsReplacedNotKept) {
   EXPECT_EQ(env.count("CUDA_VISIBLE_DEVICES"), 0u);
 }
 
+TEST(ContractTest, JobDeadlineIsExportedInBothModesWhenKnown) {
+  SlurmInputs in = TaskOf("n1", {1}, 0);
+  EXPECT_EQ(Plan(in).count("DT_JOB_DEADLINE"), 0u) << "no limit known";
+  in.job_end_time = 1800000000;
+  EXPECT_EQ(Plan(in)["DT_JOB_DEADLINE"], "1800000000");
+  EXPECT_EQ(Plan(in, "mode=node")["DT_JOB_DEADLINE"], "1800000000");
+}
+
 TEST(ContractTest, InputNamesCoverEveryContractVariable) {
   const auto& inputs = InputEnvNames();
   for (const std::string& name : ContractVarNames()) {

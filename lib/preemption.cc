@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -195,6 +196,23 @@ Status LoadLatestCheckpoint(const std::string& dir, int rank, uint64_t* step,
   *step = n;
   *data = bytes.substr(pos);
   return Status::OK();
+}
+
+Status JobSecondsLeft(int64_t* seconds) {
+  const char* job = getenv("SLURM_JOB_ID");
+  uint64_t id = 0;
+  if (job != nullptr && ParseUint(job, 1, UINT32_MAX, &id)) {
+    long left = slurm_get_rem_time(static_cast<uint32_t>(id));
+    if (left >= 0 && left < (1L << 40)) return *seconds = left, Status::OK();
+  }
+  const char* deadline = getenv("DT_JOB_DEADLINE");
+  uint64_t end = 0;
+  if (deadline != nullptr && ParseUint(deadline, 1, UINT64_MAX >> 1, &end)) {
+    *seconds = static_cast<int64_t>(end) - static_cast<int64_t>(time(nullptr));
+    return Status::OK();
+  }
+  return Status::NotFound(
+      "no job time limit known (not in a Slurm job, or no limit)");
 }
 
 Status RequeueJob(int max_requeues) {

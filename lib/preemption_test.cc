@@ -81,6 +81,18 @@ TEST(PreemptionTest, CheckpointsAreAtomicAndOnlyCompleteOnesLoad) {
   EXPECT_EQ(std::system(("rm -rf " + dir).c_str()), 0);
 }
 
+TEST(PreemptionTest, SecondsLeftFromTheDeadlineOutsideSlurm) {
+  unsetenv("SLURM_JOB_ID");
+  int64_t left = 0;
+  unsetenv("DT_JOB_DEADLINE");
+  EXPECT_EQ(JobSecondsLeft(&left).code(), Status::Code::kNotFound);
+  setenv("DT_JOB_DEADLINE", std::to_string(time(nullptr) + 600).c_str(), 1);
+  ASSERT_TRUE(JobSecondsLeft(&left).ok());
+  EXPECT_GE(left, 598);
+  EXPECT_LE(left, 600);
+  unsetenv("DT_JOB_DEADLINE");
+}
+
 TEST(PreemptionTest, RequeueRefusesPastTheMaximumAndOutsideSlurm) {
   unsetenv("SLURM_JOB_ID");
   EXPECT_EQ(RequeueJob(3).message(),

@@ -24,6 +24,7 @@ struct PluginState {
   // from task_init, which fails only the task.
   Status deferred;
   std::string first_node_addr;  // master_addr=nodeaddr lookup result
+  int64_t job_end_time = 0;     // from slurmctld at step start
   // The step's binding, computed once per step per node in user_init.
   bool bound = false;
   NodeModel model;

@@ -136,6 +136,23 @@ int RemoveInherited(spank_t sp) {
   return 0;
 }
 
+// The job's end time as slurmctld has it now (after requeues and TimeLimit
+// updates); 0 when unknown or unlimited. Best effort: never an error.
+int64_t JobEndTime(spank_t sp) {
+  uint32_t job_id = 0;
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) return 0;
+  job_info_msg_t* info = nullptr;
+  if (slurm_load_job(&info, job_id, SHOW_ALL) != 0 || info == nullptr) return 0;
+  int64_t end = 0;
+  for (uint32_t i = 0; i < info->record_count; ++i) {
+    const slurm_job_info_t& j = info->job_array[i];
+    if (j.job_id == job_id && j.time_limit != INFINITE && j.end_time > 0)
+      end = static_cast<int64_t>(j.end_time);
+  }
+  slurm_free_job_info_msg(info);
+  return end;
+}
+
 int Fail(const SlurmInputs& in, const Status& s) {
   slurm_error("dist-train: task %u of step %u.%u: %s", in.global_task_id,
               in.job_id, in.step_id, s.message().c_str());
@@ -154,6 +171,7 @@ int StepdUserInit(spank_t sp) {
   if (st.config.master_addr == AddrPolicy::kNodeAddr) {
     st.deferred = LookupNodeAddr(sp, &st.first_node_addr);
   }
+  st.job_end_time = JobEndTime(sp);
   // The batch step is the job script itself (and whatever it runs without
   // srun): binding it like one rank would confine it to GPU 0's CPUs.
   uint32_t step_id = 0;
@@ -176,6 +194,7 @@ int StepdTaskInit(spank_t sp) {
   if (s.ok()) {
     GatherEnv(sp, &in.env);
     in.first_node_addr = st.first_node_addr;
+    in.job_end_time = st.job_end_time;
     in.binding = RankBindingEnv(sp, st, in.local_task_id);
     s = PlanTaskEnv(st.config, st.options, in, &plan);
   }

@@ -52,6 +52,12 @@ Status SaveCheckpoint(Communicator* comm, const std::string& dir, uint64_t step,
 Status LoadLatestCheckpoint(const std::string& dir, int rank, uint64_t* step,
                             std::string* data);
 
+// Seconds until the job's time limit: asked live from slurmctld (so it
+// follows requeues and `scontrol update TimeLimit`), else DT_JOB_DEADLINE
+// (set by the plugin at step start) minus now. NotFound outside a Slurm
+// job or when the job has no limit.
+Status JobSecondsLeft(int64_t* seconds);
+
 // Requeues this job (this array task) through libslurm, no scontrol needed.
 // Refused once SLURM_RESTART_COUNT reached `max_requeues` (< 0: take
 // DT_MAX_REQUEUES, unlimited when unset).

@@ -161,6 +161,22 @@ EOS
   [[ "$output" != *"${t0:17:64}"* ]]
 }
 
+@test "DT_JOB_DEADLINE: every task learns when the job ends" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+python3 dump_task.py .
+srun python3 dump_task.py .
+EOS
+  now=$(date +%s)
+  run_job -N2 --ntasks-per-node=1 --time=10 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  for f in "$OUT/$JOB".*.json; do
+    d=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"].get("DT_JOB_DEADLINE", 0))' "$f")
+    (( d >= now + 540 && d <= now + 660 )) || { echo "$f: DT_JOB_DEADLINE=$d, now=$now"; false; }
+  done
+}
+
 @test "salloc --dist-train wires the sruns of the allocation" {
   run as_user bash -c "cd '$OUT' && salloc -N2 --ntasks-per-node=2 --dist-train srun python3 dump_task.py ."
   [ "$status" -eq 0 ]
