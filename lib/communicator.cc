@@ -45,6 +45,13 @@ struct Communicator::Impl {
   Status ShmBarrier();
   Status PollCtrl();
   Status Nccl(NcclBackend** out);
+  // Runs `op` on the NCCL communicator, making it first if needed.
+  template <typename Op>
+  Status WithNccl(Op op) {
+    NcclBackend* n = nullptr;
+    DT_RETURN_IF_ERROR(Nccl(&n));
+    return op(n);
+  }
   Status ShmAllReduce(char* buf, size_t count, DataType type, ReduceOp op);
 };
 
@@ -546,9 +553,9 @@ Status Communicator::Impl::Nccl(NcclBackend** out) {
 Status Communicator::AllReduce(const void* send, void* recv, size_t count,
                                DataType type, ReduceOp op) {
   if (NcclBackend::IsDevicePointer(recv)) {
-    NcclBackend* n = nullptr;
-    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
-    return n->AllReduce(send, recv, count, type, op);
+    return impl_->WithNccl([&](NcclBackend* n) {
+      return n->AllReduce(send, recv, count, type, op);
+    });
   }
   size_t es = DataTypeSize(type);
   if (send != recv && count > 0) std::memmove(recv, send, count * es);
@@ -566,9 +573,9 @@ Status Communicator::AllReduce(const void* send, void* recv, size_t count,
 Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
                                    DataType type, ReduceOp op) {
   if (NcclBackend::IsDevicePointer(recv)) {
-    NcclBackend* n = nullptr;
-    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
-    return n->ReduceScatter(send, recv, count, type, op);
+    return impl_->WithNccl([&](NcclBackend* n) {
+      return n->ReduceScatter(send, recv, count, type, op);
+    });
   }
   size_t es = DataTypeSize(type), total = count * impl_->size;
   std::vector<char> work(static_cast<const char*>(send),
@@ -585,9 +592,8 @@ Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
 Status Communicator::AllGather(const void* send, void* recv, size_t count,
                                DataType type) {
   if (NcclBackend::IsDevicePointer(recv)) {
-    NcclBackend* n = nullptr;
-    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
-    return n->AllGather(send, recv, count, type);
+    return impl_->WithNccl(
+        [&](NcclBackend* n) { return n->AllGather(send, recv, count, type); });
   }
   size_t es = DataTypeSize(type);
   char* buf = static_cast<char*>(recv);
@@ -604,9 +610,8 @@ Status Communicator::Broadcast(void* buf, size_t count, DataType type,
                                    std::to_string(impl_->size));
   }
   if (NcclBackend::IsDevicePointer(buf)) {
-    NcclBackend* n = nullptr;
-    DT_RETURN_IF_ERROR(impl_->Nccl(&n));
-    return n->Broadcast(buf, count, type, root);
+    return impl_->WithNccl(
+        [&](NcclBackend* n) { return n->Broadcast(buf, count, type, root); });
   }
   return RingBroadcast(impl_.get(), static_cast<char*>(buf),
                        count * DataTypeSize(type), root);
