@@ -15,10 +15,6 @@ teardown() {
   cleanup_outdir
 }
 
-field() { # field FILE KEY: a top-level or env value of a dump_task record
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r.get(sys.argv[2], r["env"].get(sys.argv[2], "")))' "$1" "$2"
-}
-
 @test "each task's CPU affinity is its planned share, as dt-topo shows it" {
   write_script job.sh <<'EOS'
 #!/bin/bash

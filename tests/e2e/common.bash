@@ -23,6 +23,11 @@ make_outdir() {
   chmod 755 "$OUT"
 }
 
+# field FILE KEY: a top-level or environment value of a dump_task.py record.
+field() {
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r.get(sys.argv[2], r["env"].get(sys.argv[2], "")))' "$1" "$2"
+}
+
 cleanup_outdir() {
   if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
 }

@@ -151,8 +151,8 @@ wait
 EOS
   run_job -N1 -n2 job.sh
   [ "$JOB_STATE" = COMPLETED ]
-  p0=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"]["MASTER_PORT"])' "$OUT/$JOB.0.0.json")
-  p1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"]["MASTER_PORT"])' "$OUT/$JOB.1.0.json")
+  p0=$(field "$OUT/$JOB.0.0.json" MASTER_PORT)
+  p1=$(field "$OUT/$JOB.1.0.json" MASTER_PORT)
   [ -n "$p0" ] && [ "$p0" != "$p1" ]
   t0=$(grep -o '"DT_JOB_TOKEN": "[0-9a-f]*"' "$OUT/$JOB.0.0.json")
   t1=$(grep -o '"DT_JOB_TOKEN": "[0-9a-f]*"' "$OUT/$JOB.1.0.json")
@@ -172,8 +172,8 @@ EOS
   run_job -N2 --ntasks-per-node=1 --time=10 job.sh
   [ "$JOB_STATE" = COMPLETED ]
   for f in "$OUT/$JOB".*.json; do
-    d=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["env"].get("DT_JOB_DEADLINE", 0))' "$f")
-    (( d >= now + 540 && d <= now + 660 )) || { echo "$f: DT_JOB_DEADLINE=$d, now=$now"; false; }
+    d=$(field "$f" DT_JOB_DEADLINE)
+    [[ $d =~ ^[0-9]+$ ]] && (( d >= now + 540 && d <= now + 660 )) || { echo "$f: DT_JOB_DEADLINE=$d, now=$now"; false; }
   done
 }
 
