@@ -205,7 +205,8 @@ const std::vector<std::string>& ConfigKeys() {
       "port_range",         "mode",           "master_addr",
       "master_addr_suffix", "verbose",        "omp_num_threads",
       "carry_to_steps",     "bind",           "cpu_share",
-      "topology",           "topology_cache", "nccl_ib_hca"};
+      "topology",           "topology_cache", "nccl_ib_hca",
+      "signal_relay",       "proctrack",      "warning_signals"};
   return keys;
 }
 
@@ -313,6 +314,17 @@ Status ApplyConfigArg(std::string_view arg, std::string_view key,
   if (key == "carry_to_steps")
     return ParseBoolArg(arg, value, &cfg->carry_to_steps);
   if (key == "nccl_ib_hca") return ParseBoolArg(arg, value, &cfg->nccl_ib_hca);
+  if (key == "signal_relay")
+    return ParseBoolArg(arg, value, &cfg->signal_relay);
+  if (key == "proctrack") {
+    if (!ParseProctrack(value, &cfg->proctrack))
+      return ConfigError(arg, "expected auto, cgroup, pgid or linuxproc");
+    return Status::OK();
+  }
+  if (key == "warning_signals") {
+    Status s = ParseWarningSignals(value, "", &cfg->warning_signals);
+    return s.ok() ? s : ConfigError(arg, s.message());
+  }
   if (key == "topology") return ParsePathArg(arg, value, false, &cfg->topology);
   if (key == "topology_cache") {
     return ParsePathArg(arg, value, true, &cfg->topology_cache);

@@ -10,6 +10,8 @@
 #ifndef DIST_TRAIN_LIB_OPTIONS_H_
 #define DIST_TRAIN_LIB_OPTIONS_H_
 
+#include <signal.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,6 +19,7 @@
 
 #include "binding.h"
 #include "dist_train/status.h"
+#include "signal_relay.h"
 
 namespace dist_train {
 
@@ -63,6 +66,16 @@ struct PluginConfig {
   // Also restrict NCCL to the planned HCA (NCCL_IB_HCA). Off by default:
   // NCCL pairs GPUs and NICs itself and uses several rails when it can.
   bool nccl_ib_hca = false;
+  // Relay preemption warnings to every worker of a task (lib/signal_relay.h,
+  // docs/preemption.md). Srun steps of --dist-train jobs only.
+  bool signal_relay = true;
+  // The cluster's ProctrackType; auto infers cgroup or pgid per task from
+  // /proc/self/cgroup. linuxproc needs (and gets) no relay.
+  Proctrack proctrack = Proctrack::kAuto;
+  // Signals treated as a warning: delivered to every process that catches
+  // them. A task's DT_PREEMPT_SIGNAL is added when it names one of these
+  // kinds of signal.
+  uint64_t warning_signals = SignalBit(SIGUSR1) | SignalBit(SIGUSR2);
 };
 
 // Parses plugstack.conf arguments. Unknown keys and bad values are errors;

@@ -155,10 +155,15 @@ TEST(PluginConfigTest, ParsesEveryKey) {
   EXPECT_FALSE(cfg.carry_to_steps);
   ASSERT_TRUE(ParseArgs({"master_addr=nodeaddr"}, &cfg).ok());
   EXPECT_EQ(cfg.master_addr, AddrPolicy::kNodeAddr);
-  ASSERT_TRUE(ParseArgs({"bind=cpu+nic", "cpu_share=domain", "topology=/t.xml",
-                         "topology_cache=none", "nccl_ib_hca=yes"},
-                        &cfg)
-                  .ok());
+  ASSERT_TRUE(
+      ParseArgs({"bind=cpu+nic", "cpu_share=domain", "topology=/t.xml",
+                 "topology_cache=none", "nccl_ib_hca=yes", "signal_relay=no",
+                 "proctrack=pgid", "warning_signals=USR2,SIGURG"},
+                &cfg)
+          .ok());
+  EXPECT_FALSE(cfg.signal_relay);
+  EXPECT_EQ(cfg.proctrack, Proctrack::kPgid);
+  EXPECT_EQ(cfg.warning_signals, SignalBit(SIGUSR2) | SignalBit(SIGURG));
   EXPECT_TRUE(cfg.bind.cpu);
   EXPECT_FALSE(cfg.bind.gpu);
   EXPECT_TRUE(cfg.bind.nic);
@@ -197,7 +202,8 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
        "'prot_range=1-2': unknown key 'prot_range' (did you mean "
        "'port_range'?); valid keys: port_range, mode, master_addr, "
        "master_addr_suffix, verbose, omp_num_threads, carry_to_steps, bind, "
-       "cpu_share, topology, topology_cache or nccl_ib_hca"},
+       "cpu_share, topology, topology_cache, nccl_ib_hca, signal_relay, "
+       "proctrack or warning_signals"},
       {"mode=node", "'mode=node': 'mode' given twice"},
       {"port_range=40000-50000",
        "'port_range=40000-50000': overlaps the kernel's ephemeral port range "
@@ -215,6 +221,13 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
       {"topology_cache=",
        "'topology_cache=': expected an absolute path or none"},
       {"nccl_ib_hca=2", "'nccl_ib_hca=2': expected yes or no"},
+      {"signal_relay=maybe", "'signal_relay=maybe': expected yes or no"},
+      {"proctrack=cgroups",
+       "'proctrack=cgroups': expected auto, cgroup, pgid or linuxproc"},
+      {"warning_signals=USR1,TERM",
+       "'warning_signals=USR1,TERM': 'TERM' cannot be a warning signal; use "
+       "one or more of HUP, QUIT, USR1, USR2, ALRM, URG, XCPU, VTALRM, PROF, "
+       "WINCH, PWR"},
       {"verbose", "'verbose': expected key=value"},
       {"=5", "'=5': expected key=value"},
       {"port_range=30000",

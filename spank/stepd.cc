@@ -10,6 +10,7 @@
 #include "hostlist.h"
 #include "plan_report.h"
 #include "port.h"
+#include "relay.h"
 #include "spank_env.h"
 #include "state.h"
 
@@ -203,6 +204,7 @@ int StepdTaskInit(spank_t sp) {
   std::string affinity_warning =
       st.options.enabled ? ApplyAffinity(st, in.local_task_id) : "";
   Report(st, plan, in, affinity_warning);
+  MaybeStartRelay(sp, st, in, plan.verbose);  // forks: keep it last
   return 0;
 }
 

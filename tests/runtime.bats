@@ -85,6 +85,35 @@ EOS
   [ "$status" -eq $((128 + 15)) ]
 }
 
+@test "workers that stop for preemption (exit 75) make dt-run exit 75, without a restart" {
+  dir=$BATS_TEST_TMPDIR
+  cat >"$dir/worker.sh" <<'EOS'
+#!/bin/bash
+echo "start $RANK restart $DT_RESTART_COUNT" >> "$1/starts"
+trap 'exit 75' USR1
+touch "$1/ready.$RANK"
+while :; do sleep 0.05; done
+EOS
+  chmod +x "$dir/worker.sh"
+  "$RUN" --standalone --nproc 2 --max-restarts 2 -- "$dir/worker.sh" "$dir" 3>&- 2>"$dir/err" &
+  pid=$!
+  for _ in $(seq 200); do
+    if [ -e "$dir/ready.0" ] && [ -e "$dir/ready.1" ]; then break; fi
+    sleep 0.05
+  done
+  kill -USR1 "$pid"
+  status=0
+  wait "$pid" || status=$?
+  cat "$dir/err"
+  [ "$status" -eq 75 ]
+  [ "$(wc -l <"$dir/starts")" -eq 2 ]  # no restart
+  grep -q "dt-run: preemption warning (User defined signal 1); forwarded to every worker" "$dir/err"
+  grep -q "dt-run: workers stopped for preemption: exit 75" "$dir/err"
+  # one worker preempted, the other failing: the failure is what counts
+  run "$RUN" --standalone --nproc 2 -- bash -c '[ "$RANK" = 0 ] && exit 75; sleep 0.2; exit 3'
+  [ "$status" -eq 3 ]
+}
+
 @test "outside a dist-train step dt-run says what is missing" {
   run env -u MASTER_ADDR -u PET_MASTER_ADDR "$RUN" -- true
   [ "$status" -eq 1 ]

@@ -3,8 +3,10 @@
 // dt-run: the native per-node launcher. Starts N workers with the full
 // per-worker contract (RANK, WORLD_SIZE, LOCAL_RANK, ...) and each worker's
 // binding from the planner, prefixes their output with the rank, forwards
-// SIGINT/SIGTERM/SIGUSR1/SIGUSR2 to every worker, propagates the first
-// failure's exit code and restarts the local group up to K times.
+// SIGINT/SIGTERM/SIGUSR1/SIGUSR2 to every worker (warnings not when the
+// plugin's relay already delivers them), propagates the first failure's exit
+// code, exits 75 when the workers stopped for preemption, and restarts the
+// local group up to K times after a failure.
 
 #include <fcntl.h>
 #include <poll.h>
@@ -22,7 +24,10 @@
 
 #include "binding.h"
 #include "binding_env.h"
+#include "dist_train/preemption.h"
+#include "group_exit.h"
 #include "runtime_env.h"
+#include "signal_relay.h"
 #include "token.h"
 #include "topology.h"
 #include "wire.h"
@@ -144,10 +149,17 @@ int ExitCode(int status) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// Runs one group until every worker has exited. Returns the first failure's
-// exit code (0 when all succeeded); `interrupted` when we were told to stop.
-int RunGroup(std::vector<Worker>* ws, bool* interrupted) {
-  int first_failure = 0, running = static_cast<int>(ws->size());
+struct Signals {
+  bool relayed = false;      // the plugin's relay delivers warnings itself
+  bool interrupted = false;  // INT or TERM: stop, no restart
+  bool warned = false;       // USR1 or USR2 (a preemption warning)
+};
+
+// Runs one group until every worker has exited; collects their exit codes.
+GroupOutcome RunGroup(std::vector<Worker>* ws, Signals* sigs) {
+  std::vector<int> codes;
+  bool stopping = false;
+  int running = static_cast<int>(ws->size());
   auto kill_at = std::chrono::steady_clock::time_point::max();
   while (running > 0) {
     std::vector<pollfd> fds = {{g_signal_pipe[0], POLLIN, 0}};
@@ -158,8 +170,15 @@ int RunGroup(std::vector<Worker>* ws, bool* interrupted) {
     if (fds[0].revents & POLLIN) {
       unsigned char sig;
       while (read(g_signal_pipe[0], &sig, 1) == 1) {
-        Forward(ws, sig);
-        if (sig == SIGINT || sig == SIGTERM) *interrupted = true;
+        bool warning = sig == SIGUSR1 || sig == SIGUSR2;
+        if (!warning || !sigs->relayed) Forward(ws, sig);
+        if (warning && !sigs->warned) {
+          Log(std::string("preemption warning (") + strsignal(sig) + ")" +
+              (sigs->relayed ? "; the plugin's relay delivers it to workers"
+                             : "; forwarded to every worker"));
+        }
+        sigs->warned |= warning;
+        sigs->interrupted |= sig == SIGINT || sig == SIGTERM;
       }
     }
     for (size_t i = 0; i < ws->size(); ++i) {
@@ -186,8 +205,9 @@ int RunGroup(std::vector<Worker>* ws, bool* interrupted) {
         w.running = false;
         --running;
         int code = ExitCode(status);
-        if (code != 0 && first_failure == 0) {
-          first_failure = code;
+        codes.push_back(code);
+        if (IsFailureCode(code) && !stopping) {
+          stopping = true;
           Log("worker rank " + std::to_string(w.rank) + " (pid " +
               std::to_string(pid) + ") failed with exit code " +
               std::to_string(code) + "; stopping the others");
@@ -205,7 +225,7 @@ int RunGroup(std::vector<Worker>* ws, bool* interrupted) {
       if (fd >= 0) close(fd), fd = -1;
     }
   }
-  return first_failure;
+  return SummarizeGroup(codes, sigs->warned);
 }
 
 Status Standalone(int nproc, NodeContract* node) {
@@ -232,11 +252,17 @@ int main(int argc, char** argv) {
   CLI::App app{
       "dt-run: start N workers on this node with the dist-train contract and "
       "binding"};
+  app.footer(
+      "Exit status: 0 when every worker succeeded; 75 when they stopped for "
+      "preemption (each ended 0 or 75, see dist_train::kPreemptedExitCode); "
+      "otherwise the first failed worker's code (128+N: killed by signal N); "
+      "1 or 2 for dt-run's own errors.");
   app.add_option("--nproc", nproc,
                  "workers on this node (default: NPROC_PER_NODE, else 1)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--max-restarts", max_restarts,
-                 "restart the local group up to K times when a worker fails")
+                 "restart the local group up to K times when a worker fails "
+                 "(not after a preemption warning)")
       ->check(CLI::Range(0, 1000));
   app.add_flag(
       "--standalone", standalone,
@@ -274,9 +300,15 @@ int main(int argc, char** argv) {
       fprintf(stderr, "dt-run: cannot start workers: %s\n", strerror(errno));
       return 1;
     }
-    bool interrupted = false;
-    int code = RunGroup(&workers, &interrupted);
-    if (code == 0 || interrupted || restart >= max_restarts) return code;
+    Signals sigs;
+    sigs.relayed = UnderSignalRelay();
+    GroupOutcome out = RunGroup(&workers, &sigs);
+    if (out.preempted) {
+      Log("workers stopped for preemption: exit " +
+          std::to_string(kPreemptedExitCode));
+    }
+    if (!out.restartable || sigs.interrupted || restart >= max_restarts)
+      return out.exit_code;
     Log("restarting the local group (" + std::to_string(restart + 1) + " of " +
         std::to_string(max_restarts) + ")");
   }

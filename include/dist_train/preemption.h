@@ -28,6 +28,11 @@
 
 namespace dist_train {
 
+// The exit status of a worker that stopped because of preemption (after
+// checkpointing): EX_TEMPFAIL, "try again later". dt-run passes it on when
+// every worker ended with 0 or this, and does not restart the group.
+inline constexpr int kPreemptedExitCode = 75;
+
 // Installs a handler for `signal` (0: DT_PREEMPT_SIGNAL, e.g. "USR1", else
 // SIGUSR1) that only sets a flag. Errors name a bad DT_PREEMPT_SIGNAL.
 Status InstallStopHandler(int signal = 0);
