@@ -6,23 +6,35 @@
 // of its shard, and the gradients are averaged with one all-reduce, so the
 // result with N ranks equals the 1-rank result up to rounding.
 //
+// Preemption: with DT_CHECKPOINT_DIR set it resumes from the latest complete
+// checkpoint there, and on a warning signal (USR1, or DT_PREEMPT_SIGNAL) all
+// ranks stop after the same step, checkpoint, requeue the job and exit 75.
+// A resumed run ends with the same weights, bit for bit, as one that was
+// never interrupted (the data of step s depends only on the seed and s).
+//
 //   g++ -O2 train_linear.cc $(pkg-config --cflags --libs dist-train)
-//   srun --dist-train ./a.out          (or dt-run --nproc 4 -- ./a.out)
+//   srun --dist-train ./a.out [SEED [STEPS [STEP_MS]]]
+//   dt-run --nproc 4 -- ./a.out
 
+#include <unistd.h>
+
+#include <cinttypes>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "dist_train/preemption.h"
 #include "dist_train/runtime.h"
 
 namespace {
 
 constexpr int kFeatures = 8;
 constexpr int kGlobalBatch = 240;  // divisible by 1..6, 8, 10, 12
-constexpr int kSteps = 200;
 constexpr double kLearningRate = 0.05;
 
 // Deterministic sample `i` of step `step` (independent of the rank count).
@@ -51,17 +63,27 @@ Sample MakeSample(uint64_t seed, int step, int i) {
   return s;
 }
 
+int Fail(int rank, const char* what, const dist_train::Status& s) {
+  fprintf(stderr, "train_linear: rank %d: %s: %s\n", rank, what,
+          s.ToString().c_str());
+  return 1;
+}
+
+std::string Bytes(const std::vector<double>& w) {
+  return std::string(reinterpret_cast<const char*>(w.data()),
+                     w.size() * sizeof(double));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   uint64_t seed = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 42;
+  int steps = argc > 2 ? std::atoi(argv[2]) : 200;
+  int step_ms = argc > 3 ? std::atoi(argv[3]) : 0;  // slow it down for demos
   std::unique_ptr<dist_train::Communicator> comm;
   dist_train::Status s =
       dist_train::Communicator::Create(dist_train::Options(), &comm);
-  if (!s.ok()) {
-    fprintf(stderr, "train_linear: %s\n", s.ToString().c_str());
-    return 1;
-  }
+  if (!s.ok()) return Fail(-1, "init", s);
   const int n = comm->size(), r = comm->rank();
   if (kGlobalBatch % n != 0) {
     fprintf(stderr, "train_linear: %d ranks do not divide the batch of %d\n", n,
@@ -70,7 +92,28 @@ int main(int argc, char** argv) {
   }
   std::vector<double> w(kFeatures + 1, 0.0),
       grad(kFeatures + 2);  // + bias, + loss
-  for (int step = 0; step < kSteps; ++step) {
+  const char* ckpt = getenv("DT_CHECKPOINT_DIR");
+  int start = 0;
+  if (ckpt != nullptr && *ckpt != '\0') {
+    s = dist_train::InstallStopHandler();
+    if (!s.ok()) return Fail(r, "stop handler", s);
+    uint64_t step = 0;
+    std::string state;
+    s = dist_train::LoadLatestCheckpoint(ckpt, r, &step, &state);
+    if (s.ok() && state.size() == w.size() * sizeof(double)) {
+      memcpy(w.data(), state.data(), state.size());
+      start = static_cast<int>(step);
+      if (r == 0) printf("resumed from the checkpoint of step %d\n", start);
+    } else if (s.ok()) {
+      fprintf(stderr, "train_linear: rank %d: checkpoint of step %" PRIu64
+              " holds %zu bytes, expected %zu\n", r, step, state.size(),
+              w.size() * sizeof(double));
+      return 1;
+    } else if (s.code() != dist_train::Status::Code::kNotFound) {
+      return Fail(r, "resume", s);
+    }
+  }
+  for (int step = start; step < steps; ++step) {
     std::fill(grad.begin(), grad.end(), 0.0);
     for (int i = r * kGlobalBatch / n; i < (r + 1) * kGlobalBatch / n; ++i) {
       Sample smp = MakeSample(seed, step, i);
@@ -85,18 +128,45 @@ int main(int argc, char** argv) {
     s = comm->AllReduce(grad.data(), grad.data(), grad.size(),
                         dist_train::DataType::kFloat64,
                         dist_train::ReduceOp::kSum);
-    if (!s.ok()) {
-      fprintf(stderr, "train_linear: rank %d step %d: %s\n", r, step,
-              s.ToString().c_str());
-      return 1;
-    }
+    if (!s.ok()) return Fail(r, ("step " + std::to_string(step)).c_str(), s);
     for (int k = 0; k <= kFeatures; ++k) w[k] -= kLearningRate * grad[k];
-    if (r == 0 && (step % 50 == 0 || step == kSteps - 1))
+    if (r == 0 && (step % 50 == 0 || step == steps - 1))
       printf("step %3d loss %.8f\n", step, grad[kFeatures + 1]);
+    if (step_ms > 0) usleep(step_ms * 1000);
+    if (ckpt == nullptr || *ckpt == '\0') continue;
+    bool stop = false;
+    s = dist_train::AgreeToStop(comm.get(), &stop);
+    if (!s.ok()) return Fail(r, "stop agreement", s);
+    if (!stop || step + 1 == steps) continue;
+    s = dist_train::SaveCheckpoint(comm.get(), ckpt, step + 1, Bytes(w));
+    if (!s.ok()) return Fail(r, "checkpoint", s);
+    int32_t requeued = 0;
+    dist_train::Status rq;
+    if (r == 0) {
+      rq = dist_train::RequeueJob();
+      requeued = rq.ok();
+    }
+    s = comm->Broadcast(&requeued, 1, dist_train::DataType::kInt32, 0);
+    if (!s.ok()) return Fail(r, "requeue decision", s);
+    if (requeued) {
+      if (r == 0) {
+        printf("preempted: checkpoint of step %d saved, job requeued\n",
+               step + 1);
+      }
+      fflush(stdout);
+      return dist_train::kPreemptedExitCode;
+    }
+    if (r == 0) {
+      printf("warning: checkpoint of step %d saved; no requeue (%s): "
+             "training on\n", step + 1, rq.message().c_str());
+    }
+    dist_train::ClearStopRequest();
   }
   if (r == 0) {
     printf("weights");
     for (double v : w) printf(" %.12f", v);
+    printf("\nweights-hex");
+    for (double v : w) printf(" %a", v);
     printf("\n");
   }
   return 0;

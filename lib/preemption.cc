@@ -136,6 +136,7 @@ Status InstallStopHandler(int sig) {
 
 bool StopRequested() { return g_stop != 0; }
 void RequestStop() { g_stop = 1; }
+void ClearStopRequest() { g_stop = 0; }
 
 Status AgreeToStop(Communicator* comm, bool* stop) {
   int32_t mine = StopRequested() ? 1 : 0, any = 0;

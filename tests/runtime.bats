@@ -16,10 +16,10 @@ setup() {
 @test "the trainer converges, and 4 ranks give the 1-rank result" {
   run "$RUN" --standalone --nproc 1 -- "$REPO/build/examples/train_linear" 7
   [ "$status" -eq 0 ]
-  one=$(grep -o 'weights.*' <<<"$output")
+  one=$(grep -o 'weights .*' <<<"$output")
   run "$RUN" --standalone --nproc 4 -- "$REPO/build/examples/train_linear" 7
   [ "$status" -eq 0 ]
-  four=$(grep -o 'weights.*' <<<"$output")
+  four=$(grep -o 'weights .*' <<<"$output")
   [[ "$output" == *"step 199 loss 0.0000"* ]]
   python3 - "$one" "$four" <<'PY'
 import sys

@@ -40,6 +40,9 @@ Status InstallStopHandler(int signal = 0);
 // This process received the stop signal (or RequestStop was called).
 bool StopRequested();
 void RequestStop();
+// Forgets a stop request (e.g. when the job cannot be requeued and training
+// goes on after the checkpoint).
+void ClearStopRequest();
 
 // Collective: *stop is true on every rank when any rank has a stop request,
 // so all ranks stop after the same step.

@@ -43,3 +43,36 @@ EOS
   [[ $info == *"Restarts=1"* ]]
   [[ $info == *"JobState=PENDING"* || $info == *"JobState=REQUEUED"* || $info == *"JobState=COMPLETING"* ]]
 }
+
+@test "time-limit warning: all ranks checkpoint the same step, the job requeues itself, resumes there and ends with an uninterrupted run's weights, bit for bit" {
+  TRAIN="$DT_REPO/build/examples/train_linear"
+  write_script train.sh <<EOS
+#!/bin/bash
+export DT_CHECKPOINT_DIR=$OUT/ckpt-\$SLURM_JOB_NAME DT_MAX_REQUEUES=1
+echo "run \${SLURM_RESTART_COUNT:-0} start" >> $OUT/runs.\$SLURM_JOB_NAME
+srun $TRAIN 7 200 \${STEP_MS:-0}
+echo "run \${SLURM_RESTART_COUNT:-0} srun rc=\$?" >> $OUT/runs.\$SLURM_JOB_NAME
+EOS
+  # the reference: same ranks and nodes, never interrupted
+  run_job --dist-train -J ref -N2 --ntasks-per-node=2 train.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  ref=$(grep -o 'weights-hex .*' "$OUT/slurm-$JOB.out")
+  [ -n "$ref" ]
+  # 200 steps x 200 ms outlast the warning, which slurmctld sends 0-30 s
+  # after the start (it checks every 30 s); a resumed run fits in the minute.
+  JOB=$(cd "$OUT" && as_user sbatch --parsable --chdir="$OUT" --export=ALL,STEP_MS=200 \
+    -o "$OUT/cycle.out" --open-mode=append --dist-train --requeue -J cycle \
+    -N2 --ntasks-per-node=2 --time=1 --signal=USR1@60 train.sh)
+  state=$(wait_job "$JOB" 200)
+  cat "$OUT/cycle.out" "$OUT/runs.cycle"
+  [ "$state" = COMPLETED ]
+  [[ $(scontrol -o show job "$JOB") == *"Restarts=1"* ]]
+  saved=$(sed -n 's/^preempted: checkpoint of step \([0-9]*\) saved, job requeued$/\1/p' "$OUT/cycle.out")
+  [ -n "$saved" ]
+  grep -qx "resumed from the checkpoint of step $saved" "$OUT/cycle.out"
+  for r in 0 1 2 3; do [ -s "$OUT/ckpt-cycle/step-$saved/rank-$r.ckpt" ]; done
+  grep -qx "run 0 start" "$OUT/runs.cycle"
+  grep -qx "run 1 srun rc=0" "$OUT/runs.cycle"
+  [ "$(grep -o 'weights-hex .*' "$OUT/cycle.out")" = "$ref" ]
+  JOB=
+}

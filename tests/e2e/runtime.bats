@@ -10,7 +10,7 @@ setup() {
   TRAIN="$DT_REPO/build/examples/train_linear"
   DTRUN="$DT_REPO/build/tools/dt-run"
   as_user test -x "$TRAIN" || skip "$DT_USER cannot run $TRAIN"
-  ONE=$("$DTRUN" --standalone --nproc 1 -- "$TRAIN" 11 | grep -o 'weights.*')
+  ONE=$("$DTRUN" --standalone --nproc 1 -- "$TRAIN" 11 | grep -o 'weights .*')
 }
 
 teardown() {
@@ -35,7 +35,7 @@ EOS
   run_job -N2 --ntasks-per-node=2 job.sh
   cat "$OUT/slurm-$JOB.out"
   [ "$JOB_STATE" = COMPLETED ]
-  same_weights "$ONE" "$(grep -o 'weights.*' "$OUT/slurm-$JOB.out")"
+  same_weights "$ONE" "$(grep -o 'weights .*' "$OUT/slurm-$JOB.out")"
 }
 
 @test "mode=node: one dt-run per node starts the workers, 2 nodes x 2 workers" {
@@ -47,6 +47,6 @@ EOS
   run_job -N2 --ntasks-per-node=1 job.sh
   cat "$OUT/slurm-$JOB.out"
   [ "$JOB_STATE" = COMPLETED ]
-  same_weights "$ONE" "$(grep -o 'weights.*' "$OUT/slurm-$JOB.out")"
+  same_weights "$ONE" "$(grep -o 'weights .*' "$OUT/slurm-$JOB.out")"
   grep -q '^\[0\] step 199 loss' "$OUT/slurm-$JOB.out"
 }
