@@ -77,6 +77,7 @@ std::string Bytes(const std::vector<double>& w) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines as they happen
   uint64_t seed = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 42;
   int steps = argc > 2 ? std::atoi(argv[2]) : 200;
   int step_ms = argc > 3 ? std::atoi(argv[3]) : 0;  // slow it down for demos
@@ -105,9 +106,10 @@ int main(int argc, char** argv) {
       start = static_cast<int>(step);
       if (r == 0) printf("resumed from the checkpoint of step %d\n", start);
     } else if (s.ok()) {
-      fprintf(stderr, "train_linear: rank %d: checkpoint of step %" PRIu64
-              " holds %zu bytes, expected %zu\n", r, step, state.size(),
-              w.size() * sizeof(double));
+      fprintf(stderr,
+              "train_linear: rank %d: checkpoint of step %" PRIu64
+              " holds %zu bytes, expected %zu\n",
+              r, step, state.size(), w.size() * sizeof(double));
       return 1;
     } else if (s.code() != dist_train::Status::Code::kNotFound) {
       return Fail(r, "resume", s);
@@ -157,8 +159,10 @@ int main(int argc, char** argv) {
       return dist_train::kPreemptedExitCode;
     }
     if (r == 0) {
-      printf("warning: checkpoint of step %d saved; no requeue (%s): "
-             "training on\n", step + 1, rq.message().c_str());
+      printf(
+          "warning: checkpoint of step %d saved; no requeue (%s): "
+          "training on\n",
+          step + 1, rq.message().c_str());
     }
     dist_train::ClearStopRequest();
   }
