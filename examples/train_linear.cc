@@ -8,12 +8,13 @@
 //
 // Preemption: with DT_CHECKPOINT_DIR set it resumes from the latest complete
 // checkpoint there, and on a warning signal (USR1, or DT_PREEMPT_SIGNAL) all
-// ranks stop after the same step, checkpoint, requeue the job and exit 75.
+// ranks stop after the same step, checkpoint, requeue the job and exit 75;
+// with CHECKPOINT_EVERY > 0 it also checkpoints every that many steps.
 // A resumed run ends with the same weights, bit for bit, as one that was
 // never interrupted (the data of step s depends only on the seed and s).
 //
 //   g++ -O2 train_linear.cc $(pkg-config --cflags --libs dist-train)
-//   srun --dist-train ./a.out [SEED [STEPS [STEP_MS]]]
+//   srun --dist-train ./a.out [SEED [STEPS [STEP_MS [CHECKPOINT_EVERY]]]]
 //   dt-run --nproc 4 -- ./a.out
 
 #include <unistd.h>
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
   uint64_t seed = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 42;
   int steps = argc > 2 ? std::atoi(argv[2]) : 200;
   int step_ms = argc > 3 ? std::atoi(argv[3]) : 0;  // slow it down for demos
+  int every = argc > 4 ? std::atoi(argv[4]) : 0;
   std::unique_ptr<dist_train::Communicator> comm;
   dist_train::Status s =
       dist_train::Communicator::Create(dist_train::Options(), &comm);
@@ -139,7 +141,13 @@ int main(int argc, char** argv) {
     bool stop = false;
     s = dist_train::AgreeToStop(comm.get(), &stop);
     if (!s.ok()) return Fail(r, "stop agreement", s);
-    if (!stop || step + 1 == steps) continue;
+    if (step + 1 == steps) continue;
+    if (!stop) {
+      if (every <= 0 || (step + 1) % every != 0) continue;
+      s = dist_train::SaveCheckpoint(comm.get(), ckpt, step + 1, Bytes(w));
+      if (!s.ok()) return Fail(r, "checkpoint", s);
+      continue;
+    }
     s = dist_train::SaveCheckpoint(comm.get(), ckpt, step + 1, Bytes(w));
     if (!s.ok()) return Fail(r, "checkpoint", s);
     int32_t requeued = 0;

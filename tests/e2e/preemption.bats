@@ -76,3 +76,67 @@ EOS
   [ "$(grep -o 'weights-hex .*' "$OUT/cycle.out")" = "$ref" ]
   JOB=
 }
+
+# pid_of_rank R: the pid of the test user's train_linear with RANK=R.
+pid_of_rank() {
+  local pid
+  for pid in $(pgrep -u "$DT_USER" -x train_linear); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "RANK=$1"; then
+      echo "$pid"
+      return 0
+    fi
+  done
+  return 1
+}
+
+@test "kill -9 of a rank in the middle of writing a checkpoint: the next run loads the previous complete one" {
+  TRAIN="$DT_REPO/build/examples/train_linear"
+  write_script train.sh <<EOS
+#!/bin/bash
+export DT_CHECKPOINT_DIR=$OUT/ckpt-\$SLURM_JOB_NAME
+srun $TRAIN 7 200 \${STEP_MS:-0} 50
+rc=\$?
+echo "srun rc=\$rc"
+exit \$rc
+EOS
+  run_job --dist-train -J ref -N2 --ntasks-per-node=2 train.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  ref=$(grep -o 'weights-hex .*' "$OUT/slurm-$JOB.out")
+  [ -n "$ref" ]
+  # Checkpoints every 50 steps. Rank 2's temp file for step 100 is made a
+  # FIFO nobody reads, so its checkpoint write blocks there, deterministically.
+  step_dir="$OUT/ckpt-kill/step-100"
+  as_user mkdir -p "$step_dir"
+  JOB=$(cd "$OUT" && as_user sbatch --parsable --chdir="$OUT" --export=ALL,STEP_MS=40 \
+    -o "$OUT/kill.out" --dist-train -J kill -N2 --ntasks-per-node=2 train.sh)
+  pid=""
+  for _ in $(seq 100); do
+    pid=$(pid_of_rank 2) && break
+    sleep 0.05
+  done
+  [ -n "$pid" ]
+  as_user mkfifo "$step_dir/.rank-2.ckpt.tmp.$pid"
+  for _ in $(seq 300); do
+    [ -e "$step_dir/rank-0.ckpt" ] && [ -e "$step_dir/rank-1.ckpt" ] &&
+      [ -e "$step_dir/rank-3.ckpt" ] && break
+    sleep 0.05
+  done
+  [ "$(cat "$OUT/ckpt-kill/LATEST")" = 50 ]
+  [ ! -e "$step_dir/rank-2.ckpt" ]
+  kill -0 "$pid"  # still there: blocked in the middle of its checkpoint
+  kill -9 "$pid"
+  state=$(wait_job "$JOB" 60)
+  cat "$OUT/kill.out"
+  [ "$state" = FAILED ]
+  grep -q "rank 2" "$OUT/kill.out"
+  [ "$(cat "$OUT/ckpt-kill/LATEST")" = 50 ]  # step 100 never marked
+  # the next run resumes from step 50 and ends where an uninterrupted run does
+  rm -f "$step_dir/.rank-2.ckpt.tmp.$pid"
+  run_job --dist-train -J kill -N2 --ntasks-per-node=2 train.sh
+  cat "$OUT/slurm-$JOB.out"
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -qx "resumed from the checkpoint of step 50" "$OUT/slurm-$JOB.out"
+  [ "$(grep -o 'weights-hex .*' "$OUT/slurm-$JOB.out")" = "$ref" ]
+  [ "$(cat "$OUT/ckpt-kill/LATEST")" = 150 ]
+  JOB=
+}
