@@ -150,6 +150,9 @@ int main(int argc, char** argv) {
     }
     s = dist_train::SaveCheckpoint(comm.get(), ckpt, step + 1, Bytes(w));
     if (!s.ok()) return Fail(r, "checkpoint", s);
+    // Say it before requeueing: Slurm ends the job right after the requeue.
+    if (r == 0)
+      printf("preemption warning: checkpoint of step %d saved\n", step + 1);
     int32_t requeued = 0;
     dist_train::Status rq;
     if (r == 0) {
@@ -159,19 +162,10 @@ int main(int argc, char** argv) {
     s = comm->Broadcast(&requeued, 1, dist_train::DataType::kInt32, 0);
     if (!s.ok()) return Fail(r, "requeue decision", s);
     if (requeued) {
-      if (r == 0) {
-        printf("preempted: checkpoint of step %d saved, job requeued\n",
-               step + 1);
-      }
-      fflush(stdout);
+      if (r == 0) printf("job requeued; stopping (exit 75)\n");
       return dist_train::kPreemptedExitCode;
     }
-    if (r == 0) {
-      printf(
-          "warning: checkpoint of step %d saved; no requeue (%s): "
-          "training on\n",
-          step + 1, rq.message().c_str());
-    }
+    if (r == 0) printf("no requeue (%s): training on\n", rq.message().c_str());
     dist_train::ClearStopRequest();
   }
   if (r == 0) {

@@ -201,8 +201,12 @@ bool ReapChildren(pid_t child, int* status) {
 }
 
 void DetachFromStepd() {
+  // slurmstepd's handlers for the signals the relay does not block. Never
+  // touch the blocked ones: setting SIG_DFL on a default-ignored signal
+  // (SIGCHLD, SIGURG, SIGWINCH) discards it when pending, and a child that
+  // already exited would then never be noticed.
   for (int sig = 1; sig < 32; ++sig) {
-    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    if (!IsSynchronous(sig)) continue;
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, nullptr);
@@ -224,6 +228,7 @@ void DetachFromStepd() {
   int sfd = signalfd(-1, &relayed, SFD_CLOEXEC);
   int status = 0;
   pid_t self = getpid();
+  if (ReapChildren(child, &status)) ExitLike(status);  // gone already
   while (sfd >= 0) {
     signalfd_siginfo si;
     ssize_t n = read(sfd, &si, sizeof(si));

@@ -314,6 +314,35 @@ TEST_F(RelayProcessTest, ExitsLikeTheChild) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+// A child that is gone before the relay is set up must still end it (its
+// SIGCHLD must not be lost, e.g. by resetting the disposition).
+TEST_F(RelayProcessTest, ChildThatExitsAtOnce) {
+  for (int i = 0; i < 200; ++i) {
+    pid_t p = fork();
+    if (p == 0) {
+      RelayConfig cfg;
+      cfg.warning_mask = SignalBit(SIGUSR1);
+      pid_t relay = 0;
+      if (!StartSignalRelay(cfg, &relay).ok()) _exit(91);
+      _exit(i % 7);
+    }
+    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    int status = 0;
+    pid_t got = 0;
+    while ((got = waitpid(p, &status, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() < until) {
+      usleep(1000);
+    }
+    if (got == 0) {
+      kill(p, SIGKILL);
+      waitpid(p, &status, 0);
+      FAIL() << "iteration " << i << ": the relay outlived its child";
+    }
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), i % 7);
+  }
+}
+
 TEST_F(RelayProcessTest, ChildDiesWithTheRelay) {
   Scenario sc;
   sc.workers = 0;

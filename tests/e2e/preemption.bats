@@ -67,7 +67,7 @@ EOS
   cat "$OUT/cycle.out" "$OUT/runs.cycle"
   [ "$state" = COMPLETED ]
   [[ $(scontrol -o show job "$JOB") == *"Restarts=1"* ]]
-  saved=$(sed -n 's/^preempted: checkpoint of step \([0-9]*\) saved, job requeued$/\1/p' "$OUT/cycle.out")
+  saved=$(sed -n 's/^preemption warning: checkpoint of step \([0-9]*\) saved$/\1/p' "$OUT/cycle.out" | head -1)
   [ -n "$saved" ]
   grep -qx "resumed from the checkpoint of step $saved" "$OUT/cycle.out"
   for r in 0 1 2 3; do [ -s "$OUT/ckpt-cycle/step-$saved/rank-$r.ckpt" ]; done

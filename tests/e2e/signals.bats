@@ -124,6 +124,14 @@ EOS
   no_leftovers
 }
 
+@test "tasks that end at once end their steps (the relay never misses its child's exit)" {
+  for i in $(seq 30); do
+    timeout 20 bash -c "cd $OUT && runuser -u $DT_USER -- env SLURM_CONF=$SLURM_CONF srun -N2 -n4 --dist-train true" 2>/dev/null ||
+      { echo "step $i did not end"; return 1; }
+  done
+  no_leftovers
+}
+
 @test "exit codes, signals and plain scancel are the same with and without the relay" {
   write_script job.sh <<'EOS'
 #!/bin/bash
