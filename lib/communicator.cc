@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 #include "dist_train/runtime.h"
@@ -41,7 +42,18 @@ struct Communicator::Impl {
   Status Fail(const Status& s);
   Status CheckCtrl(size_t index);
   Status DataError(const Status& s);
-  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen);
+  // Sends sbuf to the next rank while receiving rbuf from the previous one;
+  // `on_recv(bytes so far)` runs whenever more arrived (e.g. to reduce what
+  // is complete while the rest is still on the wire).
+  // A receive buffer of at least `bytes`, kept between collectives: a fresh
+  // one per call costs page faults and zeroing (large ones are mmapped).
+  char* Scratch(size_t bytes) {
+    if (scratch.size() < bytes) scratch.resize(bytes);
+    return scratch.data();
+  }
+  std::vector<char> scratch;
+  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen,
+                  const std::function<void(size_t)>& on_recv = nullptr);
   Status ShmBarrier();
   Status PollCtrl();
   Status Nccl(NcclBackend** out);
@@ -269,8 +281,9 @@ Status Communicator::Impl::DataError(const Status& s) {
   return Fail(s);
 }
 
-Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
-                                    size_t rlen) {
+Status Communicator::Impl::Exchange(
+    const char* sbuf, size_t slen, char* rbuf, size_t rlen,
+    const std::function<void(size_t)>& on_recv) {
   if (!failure.empty()) return Status::Unavailable(failure);
   Deadline d = DeadlineIn(opt.timeout_seconds);
   size_t sent = 0, got = 0;
@@ -293,6 +306,7 @@ Status Communicator::Impl::Exchange(const char* sbuf, size_t slen, char* rbuf,
       ssize_t k = recv(prev.fd(), rbuf + got, rlen - got, MSG_DONTWAIT);
       if (k > 0) {
         got += static_cast<size_t>(k), progress = true;
+        if (on_recv) on_recv(got);
       } else if (k == 0) {
         return DataError(Status::Unavailable(prev.peer() +
                                              " closed the connection (died?)"));
@@ -431,24 +445,24 @@ Status RingReduceScatter(Communicator::Impl* c, char* buf, size_t count,
                          DataType type, ReduceOp op) {
   const int n = c->size, r = c->rank;
   const size_t es = DataTypeSize(type);
-  std::vector<char> tmp((count / n + 1) * es);
+  char* tmp = c->Scratch((count / n + 1) * es);
   for (int s = 0; s < n - 1; ++s) {
     int si = Mod(r - s - 1, n), ri = Mod(r - s - 2, n);
     size_t s0 = SegmentStart(count, n, si), s1 = SegmentStart(count, n, si + 1);
     size_t r0 = SegmentStart(count, n, ri), r1 = SegmentStart(count, n, ri + 1);
-    // In pieces, so each piece is reduced (in cache) while the next one is
-    // on the wire instead of after the whole segment arrived.
-    size_t pieces =
-        std::max<size_t>(1, std::max(s1 - s0, r1 - r0) * es / kPipelinePiece);
-    for (size_t p = 0; p < pieces; ++p) {
-      size_t sa = s0 + (s1 - s0) * p / pieces,
-             sb = s0 + (s1 - s0) * (p + 1) / pieces;
-      size_t ra = r0 + (r1 - r0) * p / pieces,
-             rb = r0 + (r1 - r0) * (p + 1) / pieces;
-      DT_RETURN_IF_ERROR(c->Exchange(buf + sa * es, (sb - sa) * es, tmp.data(),
-                                     (rb - ra) * es));
-      ReduceInto(buf + ra * es, tmp.data(), rb - ra, type, op);
-    }
+    // The whole segment goes out while the incoming one is reduced piece
+    // by piece as it completes, so reducing overlaps the transfer.
+    const size_t total = r1 - r0;
+    size_t done = 0;
+    auto reduce_ready = [&](size_t got) {
+      size_t ready = got / es;
+      if (ready - done < kPipelinePiece / es && ready != total) return;
+      ReduceInto(buf + (r0 + done) * es, tmp + done * es, ready - done, type,
+                 op);
+      done = ready;
+    };
+    DT_RETURN_IF_ERROR(c->Exchange(buf + s0 * es, (s1 - s0) * es, tmp,
+                                   total * es, reduce_ready));
   }
   return Status::OK();
 }
