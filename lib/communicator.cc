@@ -32,8 +32,17 @@ struct Communicator::Impl {
   std::vector<std::string> addr;  // every rank's data address "ip:port"
   Conn next, prev;
   int data_fd = -1;
+  // This machine's ranks (ascending; the first is its leader) and my index
+  // among them, and every machine's leader. With ranks on several machines
+  // and several on one, all-reduce is hierarchical: shared memory inside a
+  // machine, a TCP ring among the leaders (lnext/lprev).
+  std::vector<int> local, leaders;
+  int local_rank = 0;
+  bool hierarchical = false;
+  Conn lnext, lprev;
+  int shm_set = 0;      // the shared-memory buffer set of the next chunk
   std::string failure;  // set once: every later call fails with it
-  ShmSegment shm;       // when every rank is on this machine
+  ShmSegment shm;       // this machine's ranks, when there are several
   uint64_t shm_epoch = 0;
   std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer
 
@@ -52,9 +61,27 @@ struct Communicator::Impl {
     return scratch.data();
   }
   std::vector<char> scratch;
-  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen,
+  // A ring to run a collective on: all ranks, or the machines' leaders.
+  struct Ring {
+    Conn* next;
+    Conn* prev;
+    int size, rank;
+  };
+  Ring AllRanks() { return Ring{&next, &prev, size, rank}; }
+  Ring Leaders();
+  Status Exchange(const Ring& ring, const char* sbuf, size_t slen, char* rbuf,
+                  size_t rlen,
                   const std::function<void(size_t)>& on_recv = nullptr);
+  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen) {
+    return Exchange(AllRanks(), sbuf, slen, rbuf, rlen);
+  }
   Status ShmBarrier();
+  // Chunk by chunk through shared memory: every local rank's buf reduced
+  // into the leader's buf (all_get: into everyone's).
+  Status ShmReduce(char* buf, size_t count, DataType type, ReduceOp op,
+                   bool all_get);
+  // The leader's buf to every local rank.
+  Status ShmBroadcast(char* buf, size_t bytes);
   Status PollCtrl();
   Status Nccl(NcclBackend** out);
   // Runs `op` on the NCCL communicator, making it first if needed.
@@ -64,7 +91,6 @@ struct Communicator::Impl {
     DT_RETURN_IF_ERROR(Nccl(&n));
     return op(n);
   }
-  Status ShmAllReduce(char* buf, size_t count, DataType type, ReduceOp op);
 };
 
 Status SetupShm(Communicator::Impl* c);
@@ -127,6 +153,11 @@ Status ServeRendezvous(Communicator::Impl* c, int data_port, Deadline d) {
       continue;
     }
     c->addr[j.rank] = Host(conn.peer()) + ":" + std::to_string(j.data_port);
+    if (joined == 1) {  // rank 0 as its peers reach it (an address, not a name)
+      std::string me = c->opt.local_addr.empty() ? LocalAddress(conn.fd())
+                                                 : c->opt.local_addr;
+      if (!me.empty()) c->addr[0] = me + ":" + std::to_string(data_port);
+    }
     conn.set_peer("rank " + std::to_string(j.rank) + " (" + Host(conn.peer()) +
                   ")");
     c->ctrl[j.rank] = std::move(conn);
@@ -147,7 +178,8 @@ Status JoinRendezvous(Communicator::Impl* c, int data_port, Deadline d) {
   while (Clock::now() < d) {
     for (int k = 0; k < c->opt.port_candidates; ++k) {
       Conn conn;
-      if (!ConnectOnce(c->opt.master_addr, c->opt.master_port + k, 1.0, &conn)
+      if (!ConnectOnce(c->opt.master_addr, c->opt.master_port + k, 1.0, &conn,
+                       c->opt.local_addr)
                .ok())
         continue;
       ClientSide cs;
@@ -181,38 +213,38 @@ Status JoinRendezvous(Communicator::Impl* c, int data_port, Deadline d) {
       std::to_string(static_cast<int>(c->opt.timeout_seconds)) + " s");
 }
 
-Status ConnectRing(Communicator::Impl* c, Deadline d) {
-  int next_rank = (c->rank + 1) % c->size,
-      prev_rank = Mod(c->rank - 1, c->size);
+// Connects to `next_rank` and accepts `prev_rank` (both authenticated).
+Status ConnectRing(Communicator::Impl* c, int next_rank, int prev_rank,
+                   Conn* next, Conn* prev, Deadline d) {
   const std::string& a = c->addr[next_rank];
   std::string host = a.substr(0, a.rfind(':'));
   int port = std::atoi(a.substr(a.rfind(':') + 1).c_str());
   Status st;
-  while (!(st = ConnectOnce(host, port, 1.0, &c->next)).ok()) {
+  while (!(st = ConnectOnce(host, port, 1.0, next, c->opt.local_addr)).ok()) {
     if (Clock::now() >= d)
       return Status::Timeout("cannot reach rank " + std::to_string(next_rank) +
                              " at " + a + ": " + st.message());
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  c->next.set_peer("rank " + std::to_string(next_rank) + " (" + host + ")");
+  next->set_peer("rank " + std::to_string(next_rank) + " (" + host + ")");
   ServerSide ss;
-  DT_RETURN_IF_ERROR(Accept(c->data_fd, d, &c->prev));
-  DT_RETURN_IF_ERROR(SendHello(&c->prev, c->cred, d, &ss));
+  DT_RETURN_IF_ERROR(Accept(c->data_fd, d, prev));
+  DT_RETURN_IF_ERROR(SendHello(prev, c->cred, d, &ss));
   ClientSide cs;
   JoinInfo me{static_cast<uint32_t>(c->rank), static_cast<uint32_t>(c->size),
               0};
-  DT_RETURN_IF_ERROR(SendJoin(&c->next, c->cred, me, d, &cs));
+  DT_RETURN_IF_ERROR(SendJoin(next, c->cred, me, d, &cs));
   JoinInfo j;
-  while (!(st = CheckJoin(&c->prev, c->cred, ss, c->size, prev_rank,
+  while (!(st = CheckJoin(prev, c->cred, ss, c->size, prev_rank,
                           Soon(d, kPeerHandshakeSeconds), &j))
               .ok()) {
     c->Log(st.message());
-    DT_RETURN_IF_ERROR(Accept(c->data_fd, d, &c->prev));
-    DT_RETURN_IF_ERROR(SendHello(&c->prev, c->cred, d, &ss));
+    DT_RETURN_IF_ERROR(Accept(c->data_fd, d, prev));
+    DT_RETURN_IF_ERROR(SendHello(prev, c->cred, d, &ss));
   }
-  c->prev.set_peer("rank " + std::to_string(prev_rank) + " (" +
-                   Host(c->prev.peer()) + ")");
-  return ReadAccept(&c->next, c->cred, me, &cs, d);
+  prev->set_peer("rank " + std::to_string(prev_rank) + " (" +
+                 Host(prev->peer()) + ")");
+  return ReadAccept(next, c->cred, me, &cs, d);
 }
 
 size_t SegmentStart(size_t count, int n, int i);
@@ -281,10 +313,18 @@ Status Communicator::Impl::DataError(const Status& s) {
   return Fail(s);
 }
 
+Communicator::Impl::Ring Communicator::Impl::Leaders() {
+  int me = static_cast<int>(std::find(leaders.begin(), leaders.end(), rank) -
+                            leaders.begin());
+  return Ring{&lnext, &lprev, static_cast<int>(leaders.size()), me};
+}
+
 Status Communicator::Impl::Exchange(
-    const char* sbuf, size_t slen, char* rbuf, size_t rlen,
+    const Ring& ring, const char* sbuf, size_t slen, char* rbuf, size_t rlen,
     const std::function<void(size_t)>& on_recv) {
   if (!failure.empty()) return Status::Unavailable(failure);
+  Conn& to = *ring.next;
+  Conn& from = *ring.prev;
   Deadline d = DeadlineIn(opt.timeout_seconds);
   size_t sent = 0, got = 0;
   while (sent < slen || got < rlen) {
@@ -293,32 +333,32 @@ Status Communicator::Impl::Exchange(
     bool progress = false;
     if (sent < slen) {
       ssize_t k =
-          send(next.fd(), sbuf + sent, std::min<size_t>(slen - sent, 1 << 22),
+          send(to.fd(), sbuf + sent, std::min<size_t>(slen - sent, 1 << 22),
                MSG_NOSIGNAL | MSG_DONTWAIT);
       if (k > 0) {
         sent += static_cast<size_t>(k), progress = true;
       } else if (k < 0 && errno != EAGAIN && errno != EINTR) {
-        return DataError(Status::Unavailable(next.peer() + " is gone (" +
+        return DataError(Status::Unavailable(to.peer() + " is gone (" +
                                              strerror(errno) + ")"));
       }
     }
     if (got < rlen) {
-      ssize_t k = recv(prev.fd(), rbuf + got, rlen - got, MSG_DONTWAIT);
+      ssize_t k = recv(from.fd(), rbuf + got, rlen - got, MSG_DONTWAIT);
       if (k > 0) {
         got += static_cast<size_t>(k), progress = true;
         if (on_recv) on_recv(got);
       } else if (k == 0) {
-        return DataError(Status::Unavailable(prev.peer() +
+        return DataError(Status::Unavailable(from.peer() +
                                              " closed the connection (died?)"));
       } else if (errno != EAGAIN && errno != EINTR) {
-        return DataError(Status::Unavailable(prev.peer() + " is gone (" +
+        return DataError(Status::Unavailable(from.peer() + " is gone (" +
                                              strerror(errno) + ")"));
       }
     }
     if (progress) continue;  // finish what buffered data allows first
     std::vector<pollfd> fds = {
-        {next.fd(), static_cast<short>(sent < slen ? POLLOUT : 0), 0},
-        {prev.fd(), static_cast<short>(got < rlen ? POLLIN : 0), 0}};
+        {to.fd(), static_cast<short>(sent < slen ? POLLOUT : 0), 0},
+        {from.fd(), static_cast<short>(got < rlen ? POLLIN : 0), 0}};
     for (const Conn& c : ctrl)
       fds.push_back({c.valid() ? c.fd() : -1, POLLIN, 0});
     auto left_ms =
@@ -331,7 +371,7 @@ Status Communicator::Impl::Exchange(
       return Fail(Status::Timeout(
           "rank " + std::to_string(rank) + ": no progress for " +
           std::to_string(static_cast<int>(opt.timeout_seconds)) +
-          " s waiting on " + (got < rlen ? prev.peer() : next.peer())));
+          " s waiting on " + (got < rlen ? from.peer() : to.peer())));
     }
     if (fds[0].revents || fds[1].revents) continue;  // data first
     for (size_t i = 0; i < ctrl.size(); ++i) {
@@ -361,11 +401,12 @@ Status Communicator::Impl::PollCtrl() {
 Status Communicator::Impl::ShmBarrier() {
   if (!failure.empty()) return Status::Unavailable(failure);
   ++shm_epoch;
-  shm.counter(rank)->store(shm_epoch, std::memory_order_release);
+  shm.counter(local_rank)->store(shm_epoch, std::memory_order_release);
   Deadline d = DeadlineIn(opt.timeout_seconds);
+  const int n = static_cast<int>(local.size());
   for (uint64_t spin = 0;; ++spin) {
     bool all = true;
-    for (int r = 0; r < size && all; ++r)
+    for (int r = 0; r < n && all; ++r)
       all = shm.counter(r)->load(std::memory_order_acquire) >= shm_epoch;
     if (all) return Status::OK();
     if (spin % 64 == 63) {
@@ -377,36 +418,58 @@ Status Communicator::Impl::ShmBarrier() {
             std::to_string(static_cast<int>(opt.timeout_seconds)) + " s"));
       }
     }
-    sched_yield();
+    // Long waits (a leader busy on the network): stop competing for CPUs.
+    if (spin > 4096)
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    else
+      sched_yield();
   }
 }
 
 // Chunk by chunk: every rank copies its chunk into its slot, reduces its
 // 1/n of the chunk across all slots into the result area, and copies the
-// whole result back. Alternate chunks use alternate buffer sets, so two
-// barriers per chunk suffice: a rank writes set k % 2 again only after
-// every rank passed the first barrier of chunk k + 1, which follows its
-// copy-out of chunk k.
-Status Communicator::Impl::ShmAllReduce(char* buf, size_t count, DataType type,
-                                        ReduceOp op) {
+// result back (all_get) or only the leader does. Alternate chunks use
+// alternate buffer sets, so two barriers per chunk suffice: a set is written
+// again two chunks later, after a barrier every rank passes only once done
+// with it.
+Status Communicator::Impl::ShmReduce(char* buf, size_t count, DataType type,
+                                     ReduceOp op, bool all_get) {
   const size_t es = DataTypeSize(type), per_chunk = shm.chunk() / es;
-  for (size_t first = 0, k = 0; first < count; first += per_chunk, ++k) {
-    const int set = static_cast<int>((shm_epoch / 2) % 2);
-    size_t n = std::min(per_chunk, count - first);
-    std::memcpy(shm.slot(set, rank), buf + first * es, n * es);
+  const int n = static_cast<int>(local.size());
+  for (size_t first = 0; first < count; first += per_chunk) {
+    const int set = shm_set;
+    shm_set ^= 1;
+    size_t len = std::min(per_chunk, count - first);
+    std::memcpy(shm.slot(set, local_rank), buf + first * es, len * es);
     DT_RETURN_IF_ERROR(ShmBarrier());
-    size_t lo = SegmentStart(n, size, rank),
-           hi = SegmentStart(n, size, rank + 1);
+    size_t lo = SegmentStart(len, n, local_rank),
+           hi = SegmentStart(len, n, local_rank + 1);
     if (hi > lo) {
       std::memcpy(shm.result(set) + lo * es, shm.slot(set, 0) + lo * es,
                   (hi - lo) * es);
-      for (int r = 1; r < size; ++r) {
+      for (int r = 1; r < n; ++r) {
         ReduceInto(shm.result(set) + lo * es, shm.slot(set, r) + lo * es,
                    hi - lo, type, op);
       }
     }
     DT_RETURN_IF_ERROR(ShmBarrier());
-    std::memcpy(buf + first * es, shm.result(set), n * es);
+    if (all_get || local_rank == 0)
+      std::memcpy(buf + first * es, shm.result(set), len * es);
+  }
+  return Status::OK();
+}
+
+// The leader writes each chunk into a result area, the others copy it out
+// after one barrier; alternate sets keep the leader from overwriting a chunk
+// still being read.
+Status Communicator::Impl::ShmBroadcast(char* buf, size_t bytes) {
+  for (size_t first = 0; first < bytes; first += shm.chunk()) {
+    const int set = shm_set;
+    shm_set ^= 1;
+    size_t len = std::min(shm.chunk(), bytes - first);
+    if (local_rank == 0) std::memcpy(shm.result(set), buf + first, len);
+    DT_RETURN_IF_ERROR(ShmBarrier());
+    if (local_rank != 0) std::memcpy(buf + first, shm.result(set), len);
   }
   return Status::OK();
 }
@@ -416,6 +479,19 @@ Communicator::Communicator(std::unique_ptr<Impl> impl)
 Communicator::~Communicator() = default;
 int Communicator::rank() const { return impl_->rank; }
 int Communicator::size() const { return impl_->size; }
+
+std::string Communicator::Describe() const {
+  const Impl& c = *impl_;
+  if (c.hierarchical) {
+    return "shared memory within " + std::to_string(c.leaders.size()) +
+           " machines, tcp ring between them (" + std::to_string(c.size) +
+           " ranks)";
+  }
+  if (c.size > 1 && c.shm.mapped())
+    return "shared memory (" + std::to_string(c.size) + " ranks)";
+  if (c.size > 1) return "tcp ring (" + std::to_string(c.size) + " ranks)";
+  return "single rank";
+}
 
 Status Communicator::Create(const Options& options,
                             std::unique_ptr<Communicator>* out) {
@@ -430,7 +506,9 @@ Status Communicator::Create(const Options& options,
     DT_RETURN_IF_ERROR(Listen(0, &c->data_fd, &data_port));
     DT_RETURN_IF_ERROR(c->rank == 0 ? ServeRendezvous(c.get(), data_port, d)
                                     : JoinRendezvous(c.get(), data_port, d));
-    DT_RETURN_IF_ERROR(ConnectRing(c.get(), d));
+    DT_RETURN_IF_ERROR(ConnectRing(c.get(), (c->rank + 1) % c->size,
+                                   Mod(c->rank - 1, c->size), &c->next,
+                                   &c->prev, d));
     DT_RETURN_IF_ERROR(SetupShm(c.get()));
   }
   out->reset(new Communicator(std::move(c)));
@@ -441,9 +519,10 @@ namespace {
 
 // The ring's reduce-scatter: afterwards rank r holds the reduced segment r
 // (segment i = elements [start(i), start(i+1))).
-Status RingReduceScatter(Communicator::Impl* c, char* buf, size_t count,
-                         DataType type, ReduceOp op) {
-  const int n = c->size, r = c->rank;
+Status RingReduceScatter(Communicator::Impl* c,
+                         const Communicator::Impl::Ring& ring, char* buf,
+                         size_t count, DataType type, ReduceOp op) {
+  const int n = ring.size, r = ring.rank;
   const size_t es = DataTypeSize(type);
   char* tmp = c->Scratch((count / n + 1) * es);
   for (int s = 0; s < n - 1; ++s) {
@@ -461,24 +540,32 @@ Status RingReduceScatter(Communicator::Impl* c, char* buf, size_t count,
                  op);
       done = ready;
     };
-    DT_RETURN_IF_ERROR(c->Exchange(buf + s0 * es, (s1 - s0) * es, tmp,
+    DT_RETURN_IF_ERROR(c->Exchange(ring, buf + s0 * es, (s1 - s0) * es, tmp,
                                    total * es, reduce_ready));
   }
   return Status::OK();
 }
 
 // The ring's all-gather: rank r starts with segment r, ends with all.
-Status RingAllGather(Communicator::Impl* c, char* buf, size_t count,
-                     size_t es) {
-  const int n = c->size, r = c->rank;
+Status RingAllGather(Communicator::Impl* c,
+                     const Communicator::Impl::Ring& ring, char* buf,
+                     size_t count, size_t es) {
+  const int n = ring.size, r = ring.rank;
   for (int s = 0; s < n - 1; ++s) {
     int si = Mod(r - s, n), ri = Mod(r - s - 1, n);
     size_t s0 = SegmentStart(count, n, si), s1 = SegmentStart(count, n, si + 1);
     size_t r0 = SegmentStart(count, n, ri), r1 = SegmentStart(count, n, ri + 1);
-    DT_RETURN_IF_ERROR(c->Exchange(buf + s0 * es, (s1 - s0) * es, buf + r0 * es,
-                                   (r1 - r0) * es));
+    DT_RETURN_IF_ERROR(c->Exchange(ring, buf + s0 * es, (s1 - s0) * es,
+                                   buf + r0 * es, (r1 - r0) * es));
   }
   return Status::OK();
+}
+
+Status RingAllReduce(Communicator::Impl* c,
+                     const Communicator::Impl::Ring& ring, char* buf,
+                     size_t count, DataType type, ReduceOp op) {
+  DT_RETURN_IF_ERROR(RingReduceScatter(c, ring, buf, count, type, op));
+  return RingAllGather(c, ring, buf, count, DataTypeSize(type));
 }
 
 // Chunks pass along the ring from `root`.
@@ -497,38 +584,64 @@ Status RingBroadcast(Communicator::Impl* c, char* p, size_t bytes, int root) {
 
 // When every rank is on this machine (and DT_SHM is not 0), all-reduce goes
 // through shared memory; if any rank cannot map it, all use the TCP ring.
+// Groups the ranks by machine (the host part of their data address). Ranks
+// sharing a machine map one shared-memory segment, made by their leader
+// (lowest rank) and named to them through an all-gather; it is unlinked as
+// soon as everyone mapped it. DT_SHM=0, or any rank failing to map, leaves
+// everything on TCP.
 Status SetupShm(Communicator::Impl* c) {
   const char* env = getenv("DT_SHM");
-  bool local = env == nullptr || std::string(env) != "0";
-  for (const std::string& a : c->addr)
-    local = local && Host(a) == Host(c->addr[0]);
-  if (!local) return Status::OK();
+  if (env != nullptr && std::string(env) == "0") return Status::OK();
+  const std::string my_host = Host(c->addr[c->rank]);
+  std::vector<std::string> seen;
+  for (int r = 0; r < c->size; ++r) {
+    std::string h = Host(c->addr[r]);
+    if (h == my_host) c->local.push_back(r);
+    if (std::find(seen.begin(), seen.end(), h) == seen.end()) {
+      seen.push_back(h);
+      c->leaders.push_back(r);
+    }
+  }
+  c->local_rank = static_cast<int>(
+      std::find(c->local.begin(), c->local.end(), c->rank) - c->local.begin());
+  const int n = static_cast<int>(c->local.size());
+  if (c->leaders.size() == static_cast<size_t>(c->size)) return Status::OK();
   size_t chunk =
-      std::max<size_t>(64 << 10,
-                       std::min<size_t>(4 << 20, (64 << 20) / c->size)) &
+      std::max<size_t>(64 << 10, std::min<size_t>(4 << 20, (64 << 20) / n)) &
       ~size_t{63};
-  char msg[64] = {0};  // rank 0's segment name, empty when it has none
-  if (c->rank == 0) {
+  constexpr size_t kName = 64;
+  std::vector<char> names(kName * c->size, '\0');
+  if (c->local_rank == 0 && n > 1) {
     std::string name;
-    Status s = c->shm.Create(c->size, chunk, &name);
+    Status s = c->shm.Create(n, chunk, &name);
     if (s.ok())
-      snprintf(msg, sizeof(msg), "%s", name.c_str());
+      snprintf(&names[kName * c->rank], kName, "%s", name.c_str());
     else
       c->Log("no shared memory (" + s.message() + "); using TCP");
   }
-  DT_RETURN_IF_ERROR(RingBroadcast(c, msg, sizeof(msg), 0));
-  if (c->rank != 0 && msg[0] != '\0') {
-    Status s = c->shm.Open(msg, c->size, chunk);
+  DT_RETURN_IF_ERROR(
+      RingAllGather(c, c->AllRanks(), names.data(), names.size(), 1));
+  const char* leader_name = &names[kName * c->local[0]];
+  if (c->local_rank != 0 && leader_name[0] != '\0') {
+    Status s = c->shm.Open(leader_name, n, chunk);
     if (!s.ok()) c->Log("no shared memory (" + s.message() + "); using TCP");
   }
-  int32_t ok = c->shm.mapped() ? 1 : 0;
-  DT_RETURN_IF_ERROR(RingReduceScatter(c, reinterpret_cast<char*>(&ok), 1,
-                                       DataType::kInt32, ReduceOp::kMin));
-  DT_RETURN_IF_ERROR(
-      RingAllGather(c, reinterpret_cast<char*>(&ok), 1, sizeof(ok)));
-  if (c->rank == 0) c->shm.Unlink();  // everyone has it mapped (or gave up)
-  if (!ok) c->shm.Reset();
-  return Status::OK();
+  int32_t ok = n == 1 || c->shm.mapped() ? 1 : 0;
+  DT_RETURN_IF_ERROR(RingAllReduce(c, c->AllRanks(),
+                                   reinterpret_cast<char*>(&ok), 1,
+                                   DataType::kInt32, ReduceOp::kMin));
+  if (c->local_rank == 0) c->shm.Unlink();  // all mapped it (or gave up)
+  if (!ok) {
+    c->shm.Reset();
+    return Status::OK();
+  }
+  if (c->leaders.size() == 1) return Status::OK();  // one machine
+  c->hierarchical = true;
+  if (c->local_rank != 0) return Status::OK();
+  const int L = static_cast<int>(c->leaders.size());
+  const int me = c->Leaders().rank;
+  return ConnectRing(c, c->leaders[(me + 1) % L], c->leaders[Mod(me - 1, L)],
+                     &c->lnext, &c->lprev, DeadlineIn(c->opt.timeout_seconds));
 }
 
 // The NCCL communicator, made at the first device-memory collective: rank
@@ -574,11 +687,18 @@ Status Communicator::AllReduce(const void* send, void* recv, size_t count,
   size_t es = DataTypeSize(type);
   if (send != recv && count > 0) std::memmove(recv, send, count * es);
   char* buf = static_cast<char*>(recv);
-  if (impl_->size > 1 && impl_->shm.mapped()) {
-    DT_RETURN_IF_ERROR(impl_->ShmAllReduce(buf, count, type, op));
-  } else if (impl_->size > 1) {
-    DT_RETURN_IF_ERROR(RingReduceScatter(impl_.get(), buf, count, type, op));
-    DT_RETURN_IF_ERROR(RingAllGather(impl_.get(), buf, count, es));
+  Impl* c = impl_.get();
+  if (c->hierarchical) {
+    // shared memory to the leader, a ring among leaders, shared memory back
+    bool shm = c->shm.mapped();
+    if (shm) DT_RETURN_IF_ERROR(c->ShmReduce(buf, count, type, op, false));
+    if (c->local_rank == 0)
+      DT_RETURN_IF_ERROR(RingAllReduce(c, c->Leaders(), buf, count, type, op));
+    if (shm) DT_RETURN_IF_ERROR(c->ShmBroadcast(buf, count * es));
+  } else if (c->size > 1 && c->shm.mapped()) {
+    DT_RETURN_IF_ERROR(c->ShmReduce(buf, count, type, op, true));
+  } else if (c->size > 1) {
+    DT_RETURN_IF_ERROR(RingAllReduce(c, c->AllRanks(), buf, count, type, op));
   }
   if (op == ReduceOp::kAvg) DivideBy(recv, count, type, impl_->size);
   return Status::OK();
@@ -595,8 +715,8 @@ Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
   std::vector<char> work(static_cast<const char*>(send),
                          static_cast<const char*>(send) + total * es);
   if (impl_->size > 1)
-    DT_RETURN_IF_ERROR(
-        RingReduceScatter(impl_.get(), work.data(), total, type, op));
+    DT_RETURN_IF_ERROR(RingReduceScatter(impl_.get(), impl_->AllRanks(),
+                                         work.data(), total, type, op));
   if (count > 0)
     std::memcpy(recv, work.data() + count * impl_->rank * es, count * es);
   if (op == ReduceOp::kAvg) DivideBy(recv, count, type, impl_->size);
@@ -613,7 +733,8 @@ Status Communicator::AllGather(const void* send, void* recv, size_t count,
   char* buf = static_cast<char*>(recv);
   if (count > 0) std::memmove(buf + count * impl_->rank * es, send, count * es);
   if (impl_->size == 1) return Status::OK();
-  return RingAllGather(impl_.get(), buf, count * impl_->size, es);
+  return RingAllGather(impl_.get(), impl_->AllRanks(), buf, count * impl_->size,
+                       es);
 }
 
 Status Communicator::Broadcast(void* buf, size_t count, DataType type,

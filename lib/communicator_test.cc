@@ -171,6 +171,40 @@ TEST(CommunicatorTest, EveryCollectiveOverTheTcpRingToo) {
   EXPECT_EQ(RunRanks(3, Base(3, FreePort()), tcp), std::vector<int>(3, 0));
 }
 
+// Three "machines" on loopback (127.0.0.1, .2, .3: ranks leave from their
+// machine's address): shared memory inside each, a ring among the leaders.
+TEST(CommunicatorTest, HierarchicalAcrossMachines) {
+  auto fn = [](const Options& base) {
+    Options o = base;
+    const char* machine[] = {"127.0.0.1", "127.0.0.1", "127.0.0.2",
+                             "127.0.0.3", "127.0.0.2", "127.0.0.2"};
+    o.local_addr = machine[o.rank];
+    std::unique_ptr<Communicator> c;
+    Status s = Communicator::Create(o, &c);
+    CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+    CHILD_CHECK(c->Describe() ==
+                    "shared memory within 3 machines, tcp ring between them "
+                    "(6 ranks)",
+                "%s", c->Describe().c_str());
+    // Larger than a shared-memory chunk, and odd.
+    for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{3000001}}) {
+      std::vector<double> v(count);
+      for (size_t i = 0; i < count; ++i) v[i] = c->rank() * 1000.0 + i % 97;
+      s = c->AllReduce(v.data(), v.data(), count, DataType::kFloat64,
+                       ReduceOp::kSum);
+      CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+      for (size_t i = 0; i < count; ++i)
+        CHILD_CHECK(v[i] == 15000.0 + 6.0 * (i % 97), "[%zu] = %g", i, v[i]);
+      int32_t m = c->rank();
+      s = c->AllReduce(&m, &m, 1, DataType::kInt32, ReduceOp::kMax);
+      CHILD_CHECK(s.ok() && m == 5, "max %d", m);
+    }
+    c.reset();
+    return AllCollectives(o);  // every collective, again hierarchical
+  };
+  EXPECT_EQ(RunRanks(6, Base(6, FreePort()), fn), std::vector<int>(6, 0));
+}
+
 TEST(CommunicatorTest, SixteenRanksAllReduceALargeBuffer) {
   const int n = 16;
   auto fn = [](const Options& o) {
@@ -286,6 +320,47 @@ TEST(CommunicatorTest, KilledRankIsNamedByEveryOtherRankQuickly) {
   EXPECT_EQ(codes, (std::vector<int>{0, 0, 128 + SIGKILL, 0}));
   EXPECT_EQ(ShmSegments(), shm_before)
       << "no shared-memory segment is left behind";
+}
+
+// The same with two "machines" (shared memory inside, a ring between the
+// leaders): a dead leader (2) or a dead non-leader (3) is named by all.
+TEST(CommunicatorTest, KilledRankIsNamedInHierarchicalModeToo) {
+  for (int victim : {2, 3}) {
+    auto fn = [victim](const Options& base) {
+      Options o = base;
+      o.local_addr = o.rank < 2 ? "127.0.0.1" : "127.0.0.2";
+      std::unique_ptr<Communicator> c;
+      CHILD_CHECK(Communicator::Create(o, &c).ok(), "create");
+      CHILD_CHECK(c->Describe().find("within 2 machines") != std::string::npos,
+                  "%s", c->Describe().c_str());
+      std::vector<float> v(1 << 16, 1.0f);
+      auto start = std::chrono::steady_clock::now();
+      for (int it = 0; it < 1000000; ++it) {
+        if (c->rank() == victim && it == 20) raise(SIGKILL);
+        if (it == 20) start = std::chrono::steady_clock::now();
+        Status s = c->AllReduce(v.data(), v.data(), v.size(),
+                                DataType::kFloat32, ReduceOp::kAvg);
+        if (s.ok()) continue;
+        double secs = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+        std::string name = "rank " + std::to_string(victim);
+        CHILD_CHECK(s.message().find(name) != std::string::npos,
+                    "error does not name %s: %s", name.c_str(),
+                    s.message().c_str());
+        CHILD_CHECK(secs < 5, "took %.1f s to notice", secs);
+        return 0;
+      }
+      return 1;
+    };
+    Options base = Base(4, FreePort());
+    base.timeout_seconds = 60;
+    int shm_before = ShmSegments();
+    std::vector<int> want(4, 0);
+    want[victim] = 128 + SIGKILL;
+    EXPECT_EQ(RunRanks(4, base, fn), want) << "victim " << victim;
+    EXPECT_EQ(ShmSegments(), shm_before);
+  }
 }
 
 TEST(CommunicatorTest, ARankThatNeverArrivesIsNamedAfterTheTimeout) {

@@ -1,6 +1,8 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "runtime_env.h"
 
+#include <arpa/inet.h>
+
 #include <cstdlib>
 
 #include "hostlist.h"
@@ -125,6 +127,16 @@ Status ResolveOptions(const Options& in, const EnvMap& env, Options* out) {
     o.job_identity =
         job ? "slurm:" + *job + "." + (step ? *step : "batch")
             : "master:" + o.master_addr + ":" + std::to_string(o.master_port);
+  }
+  if (o.local_addr.empty()) {
+    if (const std::string* a = Find(env, "DT_SOCKET_ADDR")) {
+      in_addr ip{};
+      if (inet_pton(AF_INET, a->c_str(), &ip) != 1) {
+        return Status::InvalidArgument("DT_SOCKET_ADDR='" + *a +
+                                       "' is not an IPv4 address");
+      }
+      o.local_addr = *a;
+    }
   }
   if (const std::string* t = Find(env, "DT_TIMEOUT")) {
     char* end = nullptr;

@@ -180,7 +180,7 @@ Status Accept(int listen_fd, Deadline deadline, Conn* out) {
 }
 
 Status ConnectOnce(const std::string& host, int port, double attempt_timeout,
-                   Conn* out) {
+                   Conn* out, const std::string& local_addr) {
   addrinfo hints{}, *res = nullptr;
   hints.ai_family = AF_INET;
   hints.ai_socktype = SOCK_STREAM;
@@ -192,6 +192,16 @@ Status ConnectOnce(const std::string& host, int port, double attempt_timeout,
   int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   std::string peer = host + ":" + std::to_string(port);
   Conn conn(s, peer);
+  if (!local_addr.empty()) {
+    sockaddr_in me{};
+    me.sin_family = AF_INET;
+    if (inet_pton(AF_INET, local_addr.c_str(), &me.sin_addr) != 1 ||
+        bind(s, reinterpret_cast<sockaddr*>(&me), sizeof(me)) != 0) {
+      freeaddrinfo(res);
+      return Status::InvalidArgument("cannot use local address '" + local_addr +
+                                     "': " + strerror(errno));
+    }
+  }
   rc = connect(s, res->ai_addr, res->ai_addrlen);
   freeaddrinfo(res);
   if (rc != 0 && errno != EINPROGRESS)

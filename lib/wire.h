@@ -71,9 +71,9 @@ Status Listen(int port, int* fd, int* bound_port);
 Status Accept(int listen_fd, Deadline deadline, Conn* out);
 
 // One connection attempt to host:port that gives up after `attempt_timeout`
-// seconds (refused: kUnavailable).
+// seconds (refused: kUnavailable), from `local_addr` when given.
 Status ConnectOnce(const std::string& host, int port, double attempt_timeout,
-                   Conn* out);
+                   Conn* out, const std::string& local_addr = "");
 
 // The local address of a connected socket ("10.0.0.3"), as peers see it.
 std::string LocalAddress(int fd);

@@ -29,7 +29,7 @@ double SinceProcessStart() {
   size_t pos = stat.rfind(')');
   long long start_ticks = 0;
   std::string field;
-  int index = 2;
+  int index = 3;  // the field we are in: 3 (state) right after ") "
   for (size_t i = pos + 2; i < stat.size() && index < 22; ++i) {
     if (stat[i] == ' ') {
       ++index;
@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
   if (r == 0) {
     printf(
         "# dt-bench: %d ranks; process start to communicator ready: %.3f s "
-        "(slowest rank)\n",
-        n, slowest);
+        "(slowest rank)\n# transport: %s\n",
+        n, slowest, comm->Describe().c_str());
     printf("# %12s %10s %12s %12s %8s\n", "size(B)", "time(us)", "algbw(GB/s)",
            "busbw(GB/s)", "#wrong");
   }

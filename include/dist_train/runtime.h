@@ -51,6 +51,10 @@ struct Options {
   // When MASTER_PORT is taken, rank 0 and the others try the next ports,
   // in order, this many in all.
   int port_candidates = 8;
+  // The local IPv4 address this rank's connections leave from, and so the
+  // one peers reach it at (multi-homed nodes: pick the training network).
+  // Default: DT_SOCKET_ADDR, else whatever the routing table chooses.
+  std::string local_addr;
 };
 
 class Communicator {
@@ -65,6 +69,10 @@ class Communicator {
 
   int rank() const;
   int size() const;
+  // How host-memory collectives travel, e.g. "tcp ring (4 ranks)",
+  // "shared memory (8 ranks)" or "shared memory within 2 machines, tcp ring
+  // between them" (all-reduce).
+  std::string Describe() const;
 
   // In place when send == recv. `count` elements.
   Status AllReduce(const void* send, void* recv, size_t count, DataType type,

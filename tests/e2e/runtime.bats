@@ -50,3 +50,18 @@ EOS
   same_weights "$ONE" "$(grep -o 'weights .*' "$OUT/slurm-$JOB.out")"
   grep -q '^\[0\] step 199 loss' "$OUT/slurm-$JOB.out"
 }
+
+@test "2 nodes x 2 ranks: shared memory inside each node, a ring between them; dt-bench checks every size" {
+  as_user test -x "$DT_REPO/build/tools/dt-bench" || skip "$DT_USER cannot run dt-bench"
+  write_script job.sh <<EOS
+#!/bin/bash
+srun $DT_REPO/build/tools/dt-bench -b 1 -e 8388608 -n 2 -w 1
+EOS
+  run_job --dist-train -N2 --ntasks-per-node=2 job.sh
+  cat "$OUT/slurm-$JOB.out"
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -qx "# transport: shared memory within 2 machines, tcp ring between them (4 ranks)" "$OUT/slurm-$JOB.out"
+  # every size's wrong-element count is 0 (dt-bench's exit code says so too)
+  [ "$(awk '$1 ~ /^[0-9]+$/ && $5 != 0' "$OUT/slurm-$JOB.out" | wc -l)" -eq 0 ]
+  [ "$(awk '$1 ~ /^[0-9]+$/' "$OUT/slurm-$JOB.out" | wc -l)" -ge 20 ]
+}
