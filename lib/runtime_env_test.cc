@@ -28,7 +28,9 @@ TEST(RuntimeEnvTest, DistTrainAndTorchrunContract) {
                        {"SLURM_JOB_ID", "77"},
                        {"SLURM_STEP_ID", "2"},
                        {"DT_JOB_TOKEN", std::string(64, 'c')},
-                       {"DT_TIMEOUT", "2.5"}});
+                       {"DT_TIMEOUT", "2.5"},
+                       {"DT_SOCKET_ADDR", "10.0.0.7"}});
+  EXPECT_EQ(o.local_addr, "10.0.0.7");
   EXPECT_EQ(o.rank, 3);
   EXPECT_EQ(o.world_size, 8);
   EXPECT_EQ(o.master_addr, "node1");
@@ -97,6 +99,12 @@ TEST(RuntimeEnvTest, ErrorsNameTheVariable) {
                    {"MASTER_PORT", "1"},
                    {"DT_TIMEOUT", "0"}}),
             "DT_TIMEOUT='0' is not a positive number of seconds");
+  EXPECT_EQ(Error({{"RANK", "0"},
+                   {"WORLD_SIZE", "2"},
+                   {"MASTER_ADDR", "h"},
+                   {"MASTER_PORT", "1"},
+                   {"DT_SOCKET_ADDR", "eth0"}}),
+            "DT_SOCKET_ADDR='eth0' is not an IPv4 address");
 }
 
 TEST(RuntimeEnvTest, KubeflowV1WorldSizeCountsPods) {
