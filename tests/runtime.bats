@@ -2,6 +2,18 @@
 # dt-run, the C++ runtime, the example trainer and dt-bench on one machine
 # (no Slurm): dt-run --standalone.
 
+# warn_when_ready DIR PID: once workers 0 and 1 made DIR/ready.R, sends
+# USR1 to dt-run (PID) and sets status to its exit status.
+warn_when_ready() {
+  for _ in $(seq 200); do
+    if [ -e "$1/ready.0" ] && [ -e "$1/ready.1" ]; then break; fi
+    sleep 0.05
+  done
+  kill -USR1 "$2"
+  status=0
+  wait "$2" || status=$?
+}
+
 setup() {
   REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
   RUN="$REPO/build/tools/dt-run"
@@ -67,13 +79,7 @@ EOS
   chmod +x "$dir/worker.sh"
   "$RUN" --standalone --nproc 2 -- "$dir/worker.sh" "$dir" 3>&- &
   pid=$!
-  for _ in $(seq 200); do
-    if [ -e "$dir/ready.0" ] && [ -e "$dir/ready.1" ]; then break; fi
-    sleep 0.05
-  done
-  kill -USR1 "$pid"
-  status=0
-  wait "$pid" || status=$?
+  warn_when_ready "$dir" "$pid"
   [ "$status" -eq 0 ]
   [ "$(sort "$dir/got" | tr '\n' '|')" = "usr1 0|usr1 1|" ]
   "$RUN" --standalone --nproc 2 -- sleep 30 3>&- &
@@ -97,13 +103,7 @@ EOS
   chmod +x "$dir/worker.sh"
   "$RUN" --standalone --nproc 2 --max-restarts 2 -- "$dir/worker.sh" "$dir" 3>&- 2>"$dir/err" &
   pid=$!
-  for _ in $(seq 200); do
-    if [ -e "$dir/ready.0" ] && [ -e "$dir/ready.1" ]; then break; fi
-    sleep 0.05
-  done
-  kill -USR1 "$pid"
-  status=0
-  wait "$pid" || status=$?
+  warn_when_ready "$dir" "$pid"
   cat "$dir/err"
   [ "$status" -eq 75 ]
   [ "$(wc -l <"$dir/starts")" -eq 2 ]  # no restart

@@ -45,6 +45,24 @@ deliveries() {
   done
 }
 
+# warn_node_mode_job READY CATCHING: submits job.sh on 2 nodes in node mode,
+# warns it once READY workers are up, and checks that the step completed
+# normally and each of the CATCHING workers got the warning exactly once.
+warn_node_mode_job() {
+  local state
+  submit --dist-train=mode=node -N2 --ntasks-per-node=1 job.sh
+  wait_ready "$1"
+  scancel --signal=USR1 "$JOB"
+  state=$(wait_job "$JOB" 60)
+  cat "$OUT/out.txt"
+  deliveries
+  [ "$state" = COMPLETED ]
+  grep -qx "srun rc=0" "$OUT/out.txt"
+  [ "$(deliveries | grep -c ':1$')" -eq "$2" ]
+  [ "$(deliveries | wc -l)" -eq "$2" ]
+  no_leftovers
+}
+
 # no_leftovers: nothing of the test user still runs once the job ended.
 no_leftovers() {
   for _ in $(seq 50); do
@@ -62,18 +80,8 @@ no_leftovers() {
 srun python3 fake_launcher.py 3 python3 warned_worker.py $OUT mix
 echo "srun rc=\$?"
 EOS
-  submit --dist-train=mode=node -N2 --ntasks-per-node=1 job.sh
-  wait_ready 6
-  scancel --signal=USR1 "$JOB"
-  state=$(wait_job "$JOB" 60)
-  cat "$OUT/out.txt"
-  deliveries
-  [ "$state" = COMPLETED ]
-  grep -qx "srun rc=0" "$OUT/out.txt"
-  # per node: the python and the bash worker, each exactly once
-  [ "$(deliveries | grep -c ':1$')" -eq 4 ]
-  [ "$(deliveries | wc -l)" -eq 4 ]
-  no_leftovers
+  # per node: the python and the bash worker hear it (the third does not catch it)
+  warn_node_mode_job 6 4
 }
 
 @test "dt-run: every worker gets the warning once (no second copy from dt-run), dt-run lives, the step ends normally" {
@@ -82,17 +90,7 @@ EOS
 srun $DTRUN --nproc 2 -- python3 warned_worker.py $OUT catch
 echo "srun rc=\$?"
 EOS
-  submit --dist-train=mode=node -N2 --ntasks-per-node=1 job.sh
-  wait_ready 4
-  scancel --signal=USR1 "$JOB"
-  state=$(wait_job "$JOB" 60)
-  cat "$OUT/out.txt"
-  deliveries
-  [ "$state" = COMPLETED ]
-  grep -qx "srun rc=0" "$OUT/out.txt"
-  [ "$(deliveries | grep -c ':1$')" -eq 4 ]
-  [ "$(deliveries | wc -l)" -eq 4 ]
-  no_leftovers
+  warn_node_mode_job 4 4
 }
 
 @test "without --dist-train: Slurm's own delivery, no relay" {
