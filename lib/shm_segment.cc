@@ -16,7 +16,7 @@ constexpr size_t kLine = 64;
 }
 
 size_t ShmSegment::Bytes(int ranks, size_t chunk) {
-  return kLine * ranks + 2 * chunk * (ranks + 1);
+  return kLine * (ranks + 1) + 2 * chunk * (ranks + 1);
 }
 
 ShmSegment::~ShmSegment() { Reset(); }
@@ -76,8 +76,11 @@ void ShmSegment::Unlink() {
 std::atomic<uint64_t>* ShmSegment::counter(int rank) const {
   return reinterpret_cast<std::atomic<uint64_t>*>(base_ + kLine * rank);
 }
+std::atomic<uint32_t>* ShmSegment::wake() const {
+  return reinterpret_cast<std::atomic<uint32_t>*>(base_ + kLine * ranks_);
+}
 char* ShmSegment::slot(int set, int rank) const {
-  return base_ + kLine * ranks_ + chunk_ * ((ranks_ + 1) * set + rank);
+  return base_ + kLine * (ranks_ + 1) + chunk_ * ((ranks_ + 1) * set + rank);
 }
 char* ShmSegment::result(int set) const { return slot(set, ranks_); }
 

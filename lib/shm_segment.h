@@ -4,7 +4,8 @@
 // under a random name (mode 0600), the others open it, and rank 0 unlinks
 // the name as soon as everyone has it mapped, so nothing is left behind even
 // after kill -9. Layout: one cache line per rank for its barrier counter,
-// then two sets of (one slot per rank + one result area), `chunk` bytes each.
+// one for the wake-up word (a futex the last rank at a barrier bumps), then
+// two sets of (one slot per rank + one result area), `chunk` bytes each.
 
 #ifndef DIST_TRAIN_LIB_SHM_SEGMENT_H_
 #define DIST_TRAIN_LIB_SHM_SEGMENT_H_
@@ -32,6 +33,7 @@ class ShmSegment {
   void Reset();   // unmap
 
   std::atomic<uint64_t>* counter(int rank) const;
+  std::atomic<uint32_t>* wake() const;
   // Two sets of slots and result areas, used by alternate chunks.
   char* slot(int set, int rank) const;
   char* result(int set) const;
