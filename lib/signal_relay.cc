@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,13 +39,15 @@ bool IsSynchronous(int sig) {
          sig == SIGTRAP || sig == SIGSYS || sig == SIGABRT;
 }
 
-// Every standard signal the relay reads from its signalfd.
+// Every signal the relay waits for: all standard ones but KILL and STOP
+// (a genuine fault still reaches a process that blocks it) and the
+// real-time ones applications use.
 void RelayedSet(sigset_t* set) {
   sigemptyset(set);
   for (int sig = 1; sig < 32; ++sig) {
-    if (sig != SIGKILL && sig != SIGSTOP && !IsSynchronous(sig))
-      sigaddset(set, sig);
+    if (sig != SIGKILL && sig != SIGSTOP) sigaddset(set, sig);
   }
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigaddset(set, sig);
 }
 
 // ---- async-signal-safe helpers (used after the fork) -------------------
@@ -149,26 +151,59 @@ void AddChildren(pid_t pid) {
   close(fd);
 }
 
-// Sends `sig` to every descendant of this process that wants it; under
-// pgid skips those in our process group (Slurm's killpg reached them).
+// /proc/PID/status; large, since a long Groups: line comes before Sig*.
+char g_status[65536];
+
+// Sends `sig` to every descendant of this process that wants it, once;
+// under pgid skips those in our process group (Slurm's killpg reached
+// them). Through a pidfd taken before the check, so a pid reused meanwhile
+// is never signalled.
 void ForwardWarning(int sig, bool skip_own_group) {
   g_nfound = 0;
   AddChildren(getpid());
   for (int i = 0; i < g_nfound; ++i) AddChildren(g_found[i]);
   pid_t group = getpgrp();
-  char status[8192];
   for (int i = 0; i < g_nfound; ++i) {
     pid_t pid = g_found[i];
+    bool twice = false;
+    for (int j = 0; j < i && !twice; ++j) twice = g_found[j] == pid;
+    if (twice) continue;
+    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd < 0) continue;  // gone
     Path path;
     path.Add("/proc/").Add(pid).Add("/status");
-    ssize_t len = ReadSmallFile(path.buf, status, sizeof(status));
+    ssize_t len = ReadSmallFile(path.buf, g_status, sizeof(g_status));
     SignalMasks masks;
-    if (len <= 0 || !ParseStatusMasks(status, static_cast<size_t>(len), &masks))
-      continue;
-    if (!WantsSignal(masks, sig)) continue;
-    if (skip_own_group && getpgid(pid) == group) continue;
-    kill(pid, sig);
+    if (len > 0 &&
+        ParseStatusMasks(g_status, static_cast<size_t>(len), &masks) &&
+        WantsSignal(masks, sig) && !(skip_own_group && getpgid(pid) == group)) {
+      syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+    }
+    close(pidfd);
   }
+}
+
+// Whether `pid` is one of our descendants (then a signal it sent us is
+// the task's own business, e.g. bash's `kill 0`, and is not relayed).
+bool IsDescendant(pid_t pid) {
+  const pid_t self = getpid();
+  char stat[512];
+  for (int depth = 0; pid > 1 && depth < 256; ++depth) {
+    Path path;
+    path.Add("/proc/").Add(pid).Add("/stat");
+    ssize_t len = ReadSmallFile(path.buf, stat, sizeof(stat));
+    if (len <= 0) return false;
+    const char* p = stat + len;
+    while (p > stat && *p != ')') --p;  // comm may hold spaces and parens
+    if (*p != ')') return false;
+    p += 2;                       // ") " then the state letter
+    while (*p && *p != ' ') ++p;  // skip the state
+    long ppid = 0;
+    for (++p; *p >= '0' && *p <= '9'; ++p) ppid = ppid * 10 + (*p - '0');
+    if (ppid == self) return true;
+    pid = static_cast<pid_t>(ppid);
+  }
+  return false;
 }
 
 [[noreturn]] void ExitLike(int status) {
@@ -176,6 +211,7 @@ void ForwardWarning(int sig, bool skip_own_group) {
     int sig = WTERMSIG(status);
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
+    prctl(PR_SET_DUMPABLE, 0);  // no core, not even through a core pipe
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, nullptr);
@@ -190,21 +226,29 @@ void ForwardWarning(int sig, bool skip_own_group) {
 }
 
 // Reaps every exited child; true (and *status) once `child` is among them.
+// A child that stopped for us as its tracer (it called PTRACE_TRACEME, as
+// Slurm does for srun --parallel-debug) is let go, never taken for ended.
 bool ReapChildren(pid_t child, int* status) {
   bool done = false;
   int st = 0;
   pid_t pid;
   while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-    if (pid == child) *status = st, done = true;
+    if (WIFSTOPPED(st)) {
+      syscall(SYS_ptrace, PTRACE_DETACH, pid, nullptr, nullptr);
+      continue;
+    }
+    if (pid == child && (WIFEXITED(st) || WIFSIGNALED(st)))
+      *status = st, done = true;
   }
   return done;
 }
 
 void DetachFromStepd() {
-  // slurmstepd's handlers for the signals the relay does not block. Never
-  // touch the blocked ones: setting SIG_DFL on a default-ignored signal
-  // (SIGCHLD, SIGURG, SIGWINCH) discards it when pending, and a child that
-  // already exited would then never be noticed.
+  // slurmstepd's handlers for faults: a genuine fault in the relay is forced
+  // through the block and must kill it, not run slurmstepd's code. Never
+  // reset default-ignored signals (SIGCHLD, SIGURG, SIGWINCH): SIG_DFL would
+  // discard them when pending, and a child that already exited would then
+  // never be noticed.
   for (int sig = 1; sig < 32; ++sig) {
     if (!IsSynchronous(sig)) continue;
     struct sigaction dfl {};
@@ -223,37 +267,29 @@ void DetachFromStepd() {
 
 [[noreturn]] void RunRelay(const RelayConfig& cfg, pid_t child,
                            const sigset_t& relayed) {
-  prctl(PR_SET_CHILD_SUBREAPER, 1);
   DetachFromStepd();
-  int sfd = signalfd(-1, &relayed, SFD_CLOEXEC);
   int status = 0;
   pid_t self = getpid();
   if (ReapChildren(child, &status)) ExitLike(status);  // gone already
-  while (sfd >= 0) {
-    signalfd_siginfo si;
-    ssize_t n = read(sfd, &si, sizeof(si));
-    if (n != sizeof(si)) {
-      if (n < 0 && errno == EINTR) continue;
-      break;
-    }
-    int sig = static_cast<int>(si.ssi_signo);
+  for (;;) {
+    siginfo_t si;
+    int sig = sigwaitinfo(&relayed, &si);
+    if (sig < 0) continue;  // EINTR
     if (sig == SIGCHLD) {
       if (ReapChildren(child, &status)) ExitLike(status);
       continue;
     }
-    // tty signals reach the foreground group by themselves; our own echoes.
-    if (si.ssi_code == SI_KERNEL || static_cast<pid_t>(si.ssi_pid) == self)
+    // tty signals reach the foreground group by themselves; our own echoes
+    // and what the task sends itself (bash's `kill 0`) are not relayed.
+    if (si.si_code == SI_KERNEL || si.si_pid == self ||
+        (si.si_code <= 0 && si.si_pid > 0 && IsDescendant(si.si_pid)))
       continue;
-    if (cfg.warning_mask & SignalBit(sig)) {
+    if (sig < 64 && (cfg.warning_mask & SignalBit(sig))) {
       ForwardWarning(sig, cfg.proctrack == Proctrack::kPgid);
     } else if (cfg.proctrack == Proctrack::kCgroup) {
       kill(child, sig);
     }
   }
-  // No signalfd: relay nothing, still end like the child.
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  ExitLike(status);
 }
 
 }  // namespace
@@ -349,13 +385,14 @@ bool ParseStatusMasks(const char* text, size_t len, SignalMasks* out) {
   for (size_t i = 0; i < len;) {
     size_t end = i;
     while (end < len && text[end] != '\n') ++end;
+    if (end == len) break;  // a line cut off by the read is not trusted
     for (Field& f : fields) {
       size_t k = strlen(f.key);
       if (end - i <= k || memcmp(text + i, f.key, k) != 0) continue;
       uint64_t v = 0;
-      size_t j = i + k;
+      size_t j = i + k, digits = 0;
       while (j < end && (text[j] == '\t' || text[j] == ' ')) ++j;
-      for (; j < end; ++j) {
+      for (; j < end; ++j, ++digits) {
         char c = text[j];
         int d = c >= '0' && c <= '9'   ? c - '0'
                 : c >= 'a' && c <= 'f' ? c - 'a' + 10
@@ -363,6 +400,7 @@ bool ParseStatusMasks(const char* text, size_t len, SignalMasks* out) {
         if (d < 0) return false;
         v = v << 4 | static_cast<uint64_t>(d);
       }
+      if (digits != 16) return false;
       *f.value = v;
       ++seen;
     }
@@ -373,7 +411,12 @@ bool ParseStatusMasks(const char* text, size_t len, SignalMasks* out) {
 
 bool WantsSignal(const SignalMasks& m, int sig) {
   uint64_t bit = SignalBit(sig);
-  return (m.caught & bit) || ((m.blocked & bit) && !(m.ignored & bit));
+  if (m.caught & bit) return true;
+  // Blocked and not ignored: a sigwait/signalfd user, unless it blocks
+  // (nearly) every standard signal for a moment, as glibc's posix_spawn and
+  // CPython's subprocess do around fork: the warning would kill it later.
+  int blocked_standard = __builtin_popcountll(m.blocked & 0x7fffffffULL);
+  return (m.blocked & bit) && !(m.ignored & bit) && blocked_standard < 28;
 }
 
 bool CanListChildren() {
@@ -410,19 +453,30 @@ bool UnderSignalRelay() {
 Status StartSignalRelay(const RelayConfig& config, pid_t* relay) {
   sigset_t relayed, old;
   RelayedSet(&relayed);
-  if (sigprocmask(SIG_BLOCK, &relayed, &old) != 0)
-    return Status::IOError(std::string("sigprocmask: ") + strerror(errno));
+  // Children must be waited for (an inherited SIG_IGN or SA_NOCLDWAIT would
+  // reap them silently) and orphans must come to the relay. Neither is
+  // inherited by the child, which gets the original SIGCHLD action back.
+  struct sigaction dfl {
+  }, old_chld{};
+  dfl.sa_handler = SIG_DFL;
+  if (sigaction(SIGCHLD, &dfl, &old_chld) != 0 ||
+      sigprocmask(SIG_BLOCK, &relayed, &old) != 0)
+    return Status::IOError(std::string("signal setup: ") + strerror(errno));
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
     sigprocmask(SIG_SETMASK, &old, nullptr);
+    sigaction(SIGCHLD, &old_chld, nullptr);
     return Status::IOError(std::string("fork: ") + strerror(err));
   }
   if (pid > 0) RunRelay(config, pid, relayed);
-  // The child: dies with the relay, gets the task's signal mask back.
+  // The child: dies with the relay, gets the task's signal setup back.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) kill(getpid(), SIGKILL);
+  sigaction(SIGCHLD, &old_chld, nullptr);
   sigprocmask(SIG_SETMASK, &old, nullptr);
   *relay = parent;
   return Status::OK();

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <functional>
 #include <string>
 
 namespace dist_train {
@@ -70,8 +73,20 @@ TEST(SignalRelayTest, ParsesStatusMasks) {
   EXPECT_TRUE(WantsSignal(m, SIGUSR2));   // blocked, not ignored: sigwait
   EXPECT_FALSE(WantsSignal(m, SIGHUP));   // default action: would kill
   EXPECT_FALSE(WantsSignal(m, SIGPIPE));  // ignored (bit 13)
+  // posix_spawn / subprocess block everything for a moment: not a waiter
+  SignalMasks spawning{0x4002, 0xfffffffe7ffbfeffULL, 0x1000};
+  EXPECT_FALSE(WantsSignal(spawning, SIGUSR1));
+  EXPECT_TRUE(WantsSignal(spawning, SIGINT));  // caught
   SignalMasks none;
   EXPECT_FALSE(ParseStatusMasks("Name:\tx\n", 8, &none));
+  // a last line cut off by the read, and short values, are not trusted
+  const char kCut[] =
+      "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n"
+      "SigCgt:\t000000000000020";
+  EXPECT_FALSE(ParseStatusMasks(kCut, sizeof(kCut) - 1, &none));
+  const char kShort[] =
+      "SigBlk:\t0\nSigIgn:\t0000000000000000\nSigCgt:\t0000000000000200\n";
+  EXPECT_FALSE(ParseStatusMasks(kShort, sizeof(kShort) - 1, &none));
   EXPECT_FALSE(
       ParseStatusMasks("SigBlk:\tzz\nSigIgn:\t0\nSigCgt:\t0\n", 29, &none));
 }
@@ -241,7 +256,7 @@ TEST_F(RelayProcessTest, CgroupWarningReachesEveryCatchingWorkerOnce) {
   Scenario sc;  // launcher does not catch USR1 (like torchrun)
   pid_t p = StartTask(sc, report_[1]);
   ASSERT_EQ(Read(report_[0], 3, 5000), "RRR");
-  EXPECT_EQ(OpenFds(p), 4);  // /dev/null x3 + signalfd: nothing inherited
+  EXPECT_EQ(OpenFds(p), 3);  // /dev/null x3: nothing inherited
   kill(p, SIGUSR1);          // proctrack/cgroup: Slurm signals the task only
   EXPECT_EQ(Sorted(Read(report_[0], 4, 1000)), "abc");  // no 4th byte
   int status = WaitStatus(p);
@@ -341,6 +356,113 @@ TEST_F(RelayProcessTest, ChildThatExitsAtOnce) {
     ASSERT_TRUE(WIFEXITED(status));
     ASSERT_EQ(WEXITSTATUS(status), i % 7);
   }
+}
+
+// P with the relay started by `setup` (in P) and `body` run in the child.
+pid_t StartRelayed(int report_fd, const std::function<void()>& body,
+                   const std::function<void()>& setup = nullptr) {
+  pid_t p = fork();
+  if (p != 0) return p;
+  setpgid(0, 0);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  g_report = report_fd;
+  if (setup) setup();
+  RelayConfig cfg;
+  cfg.proctrack = Proctrack::kCgroup;
+  cfg.warning_mask = SignalBit(SIGUSR1);
+  pid_t relay = 0;
+  if (!StartSignalRelay(cfg, &relay).ok()) _exit(91);
+  body();
+  _exit(7);
+}
+
+void Say(const char* what) {
+  ssize_t ignored = write(g_report, what, strlen(what));
+  (void)ignored;
+}
+
+TEST_F(RelayProcessTest, WhatTheTaskSendsItselfIsNotRelayed) {
+  pid_t p = StartRelayed(report_[1], [] {
+    Catch(SIGTERM, 'T');
+    pid_t worker = StartWorker('a', true, false);  // catches USR1
+    usleep(200000);
+    kill(0, SIGTERM);          // bash's `kill 0`: reaches the relay too
+    kill(getppid(), SIGUSR1);  // e.g. a readiness note to the parent
+    usleep(500000);
+    kill(worker, SIGKILL);
+    waitpid(worker, nullptr, 0);
+    Say("E");
+  });
+  // T once (directly, not again through the relay); no warning for 'a'
+  EXPECT_EQ(Read(report_[0], 3, 3000), "RTE");
+  EXPECT_EQ(Read(report_[0], 1, 200), "");
+  EXPECT_EQ(WEXITSTATUS(WaitStatus(p)), 7);
+}
+
+TEST_F(RelayProcessTest, FaultAndRealtimeSignalsGoToTheChild) {
+  pid_t p = StartRelayed(report_[1], [] {
+    Catch(SIGABRT, 'A');
+    g_letter = 'A';
+    struct sigaction sa {};
+    sa.sa_handler = [](int) {
+      Say("Q");
+      g_warned = 2;
+    };
+    sigaction(SIGRTMIN + 4, &sa, nullptr);
+    Say("R");
+    for (int i = 0; i < 300 && g_warned != 2; ++i) usleep(10000);
+  });
+  ASSERT_EQ(Read(report_[0], 1, 3000), "R");
+  kill(p, SIGABRT);  // scancel -s ABRT, for a core or a traceback
+  EXPECT_EQ(Read(report_[0], 1, 1000), "A");
+  kill(p, SIGRTMIN + 4);
+  EXPECT_EQ(Read(report_[0], 1, 1000), "Q");
+  int status = WaitStatus(p);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+}
+
+TEST_F(RelayProcessTest, AnInheritedIgnoredSigchldDoesNotHangIt) {
+  pid_t p = StartRelayed(
+      report_[1],
+      [] {
+        struct sigaction old {};
+        sigaction(SIGCHLD, nullptr, &old);
+        Say(old.sa_handler == SIG_IGN ? "I" : "?");  // given back to the task
+        _exit(5);
+      },
+      [] { signal(SIGCHLD, SIG_IGN); });
+  EXPECT_EQ(Read(report_[0], 1, 3000), "I");
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int status = 0;
+  pid_t got = 0;
+  while ((got = waitpid(p, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < until) {
+    usleep(1000);
+  }
+  if (got == 0) kill(p, SIGKILL), waitpid(p, &status, 0);
+  ASSERT_EQ(got, p) << "the relay hung";
+  EXPECT_EQ(WEXITSTATUS(status), 5);
+}
+
+TEST_F(RelayProcessTest, AChildThatAsksToBeTracedIsLetGo) {
+  // Slurm does PTRACE_TRACEME in the task for srun --parallel-debug; the
+  // relay is then the tracer and sees a stop at exec, not an end.
+  pid_t p = StartRelayed(report_[1], [] {
+    ptrace(PTRACE_TRACEME, 0, nullptr, nullptr);
+    execl("/bin/sh", "sh", "-c", "exit 4", static_cast<char*>(nullptr));
+    _exit(90);
+  });
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int status = 0;
+  pid_t got = 0;
+  while ((got = waitpid(p, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < until) {
+    usleep(1000);
+  }
+  if (got == 0) kill(p, SIGKILL), waitpid(p, &status, 0);
+  ASSERT_EQ(got, p) << "the relay hung";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 4) << status;
 }
 
 TEST_F(RelayProcessTest, ChildDiesWithTheRelay) {
