@@ -79,12 +79,19 @@ struct Communicator::Impl {
     return Exchange(AllRanks(), sbuf, slen, rbuf, rlen);
   }
   Status ShmBarrier();
-  // Chunk by chunk through shared memory: every local rank's buf reduced
-  // into the leader's buf (all_get: into everyone's).
-  Status ShmReduce(char* buf, size_t count, DataType type, ReduceOp op,
-                   bool all_get);
-  // The leader's buf to every local rank.
-  Status ShmBroadcast(char* buf, size_t bytes);
+  // Every rank of this one machine shares the segment (no other machines).
+  bool OneMachineShm() const {
+    return size > 1 && shm.mapped() && !hierarchical;
+  }
+  // Chunk by chunk through shared memory: every local rank's `src` (count
+  // elements) reduced; elements [out_lo, out_hi) of the result go to `out`
+  // (out[0] is element out_lo; `out` may be `src`).
+  Status ShmReduce(const char* src, size_t count, DataType type, ReduceOp op,
+                   char* out, size_t out_lo, size_t out_hi);
+  // Local rank `from`'s buf to every local rank.
+  Status ShmBroadcast(char* buf, size_t bytes, int from);
+  // buf holds one piece per local rank, ours filled; fills the others.
+  Status ShmAllGather(char* buf, size_t piece);
   Status PollCtrl();
   Status Nccl(NcclBackend** out);
   // Runs `op` on the NCCL communicator, making it first if needed.
@@ -431,6 +438,7 @@ Status Communicator::Impl::ShmBarrier() {
   shm.counter(local_rank)->store(shm_epoch, std::memory_order_seq_cst);
   Deadline d = DeadlineIn(opt.timeout_seconds);
   const int n = static_cast<int>(local.size());
+  auto last_poll = Clock::now();
   for (uint64_t spin = 0;; ++spin) {
     // Read the wake word before the counters: a wake-up after this read
     // changes it, so the futex wait below cannot miss it.
@@ -443,7 +451,11 @@ Status Communicator::Impl::ShmBarrier() {
       FutexWakeAll(shm.wake());
       return Status::OK();
     }
-    if (spin % 64 == 63) {
+    // Failures come on the control connections: look every 64 spins, and
+    // every 2 ms once sleeping.
+    if (spin % 64 == 63 || (spin >= 64 && Clock::now() - last_poll >
+                                              std::chrono::milliseconds(2))) {
+      last_poll = Clock::now();
       DT_RETURN_IF_ERROR(PollCtrl());
       if (Clock::now() > d) {
         return Fail(Status::Timeout(
@@ -460,20 +472,21 @@ Status Communicator::Impl::ShmBarrier() {
 }
 
 // Chunk by chunk: every rank copies its chunk into its slot, reduces its
-// 1/n of the chunk across all slots into the result area, and copies the
-// result back (all_get) or only the leader does. Alternate chunks use
-// alternate buffer sets, so two barriers per chunk suffice: a set is written
-// again two chunks later, after a barrier every rank passes only once done
-// with it.
-Status Communicator::Impl::ShmReduce(char* buf, size_t count, DataType type,
-                                     ReduceOp op, bool all_get) {
+// 1/n of the chunk across all slots into the result area, and copies what
+// it wants of the result out. Alternate chunks use alternate buffer sets,
+// so two barriers per chunk suffice: a set is written again two chunks
+// later (in any collective), after a barrier every rank reaches only once
+// done with it. The same holds for the one-barrier broadcast and gather.
+Status Communicator::Impl::ShmReduce(const char* src, size_t count,
+                                     DataType type, ReduceOp op, char* out,
+                                     size_t out_lo, size_t out_hi) {
   const size_t es = DataTypeSize(type), per_chunk = shm.chunk() / es;
   const int n = static_cast<int>(local.size());
   for (size_t first = 0; first < count; first += per_chunk) {
     const int set = shm_set;
     shm_set ^= 1;
     size_t len = std::min(per_chunk, count - first);
-    std::memcpy(shm.slot(set, local_rank), buf + first * es, len * es);
+    std::memcpy(shm.slot(set, local_rank), src + first * es, len * es);
     DT_RETURN_IF_ERROR(ShmBarrier());
     size_t lo = SegmentStart(len, n, local_rank),
            hi = SegmentStart(len, n, local_rank + 1);
@@ -486,23 +499,40 @@ Status Communicator::Impl::ShmReduce(char* buf, size_t count, DataType type,
       }
     }
     DT_RETURN_IF_ERROR(ShmBarrier());
-    if (all_get || local_rank == 0)
-      std::memcpy(buf + first * es, shm.result(set), len * es);
+    size_t a = std::max(first, out_lo), b = std::min(first + len, out_hi);
+    if (a < b) {
+      std::memcpy(out + (a - out_lo) * es, shm.result(set) + (a - first) * es,
+                  (b - a) * es);
+    }
   }
   return Status::OK();
 }
 
-// The leader writes each chunk into a result area, the others copy it out
-// after one barrier; alternate sets keep the leader from overwriting a chunk
-// still being read.
-Status Communicator::Impl::ShmBroadcast(char* buf, size_t bytes) {
+Status Communicator::Impl::ShmBroadcast(char* buf, size_t bytes, int from) {
   for (size_t first = 0; first < bytes; first += shm.chunk()) {
     const int set = shm_set;
     shm_set ^= 1;
     size_t len = std::min(shm.chunk(), bytes - first);
-    if (local_rank == 0) std::memcpy(shm.result(set), buf + first, len);
+    if (local_rank == from) std::memcpy(shm.result(set), buf + first, len);
     DT_RETURN_IF_ERROR(ShmBarrier());
-    if (local_rank != 0) std::memcpy(buf + first, shm.result(set), len);
+    if (local_rank != from) std::memcpy(buf + first, shm.result(set), len);
+  }
+  return Status::OK();
+}
+
+Status Communicator::Impl::ShmAllGather(char* buf, size_t piece) {
+  const int n = static_cast<int>(local.size());
+  for (size_t first = 0; first < piece; first += shm.chunk()) {
+    const int set = shm_set;
+    shm_set ^= 1;
+    size_t len = std::min(shm.chunk(), piece - first);
+    std::memcpy(shm.slot(set, local_rank), buf + local_rank * piece + first,
+                len);
+    DT_RETURN_IF_ERROR(ShmBarrier());
+    for (int r = 0; r < n; ++r) {
+      if (r != local_rank)
+        std::memcpy(buf + r * piece + first, shm.slot(set, r), len);
+    }
   }
   return Status::OK();
 }
@@ -520,7 +550,7 @@ std::string Communicator::Describe() const {
            " machines, tcp ring between them (" + std::to_string(c.size) +
            " ranks)";
   }
-  if (c.size > 1 && c.shm.mapped())
+  if (c.OneMachineShm())
     return "shared memory (" + std::to_string(c.size) + " ranks)";
   if (c.size > 1) return "tcp ring (" + std::to_string(c.size) + " ranks)";
   return "single rank";
@@ -619,7 +649,7 @@ Status RingBroadcast(Communicator::Impl* c, char* p, size_t bytes, int root) {
 // through shared memory; if any rank cannot map it, all use the TCP ring.
 // Groups the ranks by machine (the host part of their data address). Ranks
 // sharing a machine map one shared-memory segment, made by their leader
-// (lowest rank) and named to them through an all-gather; it is unlinked as
+// (lowest rank) under a name from rank 0's random base; it is unlinked as
 // soon as everyone mapped it. DT_SHM=0, or any rank failing to map, leaves
 // everything on TCP.
 Status SetupShm(Communicator::Impl* c) {
@@ -644,29 +674,34 @@ Status SetupShm(Communicator::Impl* c) {
   size_t chunk =
       std::max<size_t>(64 << 10, std::min<size_t>(1 << 20, (64 << 20) / n)) &
       ~size_t{63};
-  constexpr size_t kName = 64;
-  std::vector<char> names(kName * c->size, '\0');
-  if (c->local_rank == 0 && n > 1) {
-    std::string name;
-    Status s = c->shm.Create(n, chunk, &name);
-    if (s.ok())
-      snprintf(&names[kName * c->rank], kName, "%s", name.c_str());
-    else
-      c->Log("no shared memory (" + s.message() + "); using TCP");
-  }
-  DT_RETURN_IF_ERROR(
-      RingAllGather(c, c->AllRanks(), names.data(), names.size(), 1));
-  const char* leader_name = &names[kName * c->local[0]];
-  if (c->local_rank != 0 && leader_name[0] != '\0') {
-    Status s = c->shm.Open(leader_name, n, chunk);
+  // Rank 0's random base name reaches everyone (a chain along the ring, as
+  // cheap as it gets with hundreds of ranks on one machine); each leader
+  // makes "<base>.<its rank>"; once all did, the others map theirs.
+  char base[64] = {0};
+  if (c->rank == 0)
+    snprintf(base, sizeof(base), "%s", ShmSegment::RandomName().c_str());
+  DT_RETURN_IF_ERROR(RingBroadcast(c, base, sizeof(base), 0));
+  const std::string name = std::string(base, strnlen(base, sizeof(base))) +
+                           "." + std::to_string(c->local[0]);
+  bool leader = c->local_rank == 0;
+  if (leader && n > 1) {
+    Status s = c->shm.CreateNamed(name, n, chunk);
     if (!s.ok()) c->Log("no shared memory (" + s.message() + "); using TCP");
   }
-  int32_t ok = n == 1 || c->shm.mapped() ? 1 : 0;
+  int32_t ok = !leader || n == 1 || c->shm.mapped() ? 1 : 0;
   DT_RETURN_IF_ERROR(RingAllReduce(c, c->AllRanks(),
                                    reinterpret_cast<char*>(&ok), 1,
                                    DataType::kInt32, ReduceOp::kMin));
-  if (c->local_rank == 0) c->shm.Unlink();  // all mapped it (or gave up)
-  if (!ok) {
+  if (ok && !leader && n > 1) {
+    Status s = c->shm.Open(name, n, chunk);
+    if (!s.ok()) c->Log("no shared memory (" + s.message() + "); using TCP");
+  }
+  int32_t all = ok && (n == 1 || c->shm.mapped()) ? 1 : 0;
+  DT_RETURN_IF_ERROR(RingAllReduce(c, c->AllRanks(),
+                                   reinterpret_cast<char*>(&all), 1,
+                                   DataType::kInt32, ReduceOp::kMin));
+  if (leader) c->shm.Unlink();  // everyone mapped it (or gave up)
+  if (!all) {
     c->shm.Reset();
     return Status::OK();
   }
@@ -726,12 +761,15 @@ Status Communicator::AllReduce(const void* send, void* recv, size_t count,
   if (c->hierarchical) {
     // shared memory to the leader, a ring among leaders, shared memory back
     bool shm = c->shm.mapped();
-    if (shm) DT_RETURN_IF_ERROR(c->ShmReduce(buf, count, type, op, false));
+    if (shm) {
+      size_t mine = c->local_rank == 0 ? count : 0;  // the leader's
+      DT_RETURN_IF_ERROR(c->ShmReduce(buf, count, type, op, buf, 0, mine));
+    }
     if (c->local_rank == 0)
       DT_RETURN_IF_ERROR(RingAllReduce(c, c->Leaders(), buf, count, type, op));
-    if (shm) DT_RETURN_IF_ERROR(c->ShmBroadcast(buf, count * es));
-  } else if (c->size > 1 && c->shm.mapped()) {
-    DT_RETURN_IF_ERROR(c->ShmReduce(buf, count, type, op, true));
+    if (shm) DT_RETURN_IF_ERROR(c->ShmBroadcast(buf, count * es, 0));
+  } else if (c->OneMachineShm()) {
+    DT_RETURN_IF_ERROR(c->ShmReduce(buf, count, type, op, buf, 0, count));
   } else if (c->size > 1) {
     DT_RETURN_IF_ERROR(RingAllReduce(c, c->AllRanks(), buf, count, type, op));
   }
@@ -747,6 +785,14 @@ Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
     });
   }
   size_t es = DataTypeSize(type), total = count * impl_->size;
+  if (impl_->OneMachineShm()) {
+    const size_t lo = count * impl_->rank;
+    DT_RETURN_IF_ERROR(impl_->ShmReduce(static_cast<const char*>(send), total,
+                                        type, op, static_cast<char*>(recv), lo,
+                                        lo + count));
+    if (op == ReduceOp::kAvg) DivideBy(recv, count, type, impl_->size);
+    return Status::OK();
+  }
   std::vector<char> work(static_cast<const char*>(send),
                          static_cast<const char*>(send) + total * es);
   if (impl_->size > 1)
@@ -768,6 +814,7 @@ Status Communicator::AllGather(const void* send, void* recv, size_t count,
   char* buf = static_cast<char*>(recv);
   if (count > 0) std::memmove(buf + count * impl_->rank * es, send, count * es);
   if (impl_->size == 1) return Status::OK();
+  if (impl_->OneMachineShm()) return impl_->ShmAllGather(buf, count * es);
   return RingAllGather(impl_.get(), impl_->AllRanks(), buf, count * impl_->size,
                        es);
 }
@@ -782,6 +829,10 @@ Status Communicator::Broadcast(void* buf, size_t count, DataType type,
   if (NcclBackend::IsDevicePointer(buf)) {
     return impl_->WithNccl(
         [&](NcclBackend* n) { return n->Broadcast(buf, count, type, root); });
+  }
+  if (impl_->OneMachineShm()) {
+    return impl_->ShmBroadcast(static_cast<char*>(buf),
+                               count * DataTypeSize(type), root);
   }
   return RingBroadcast(impl_.get(), static_cast<char*>(buf),
                        count * DataTypeSize(type), root);

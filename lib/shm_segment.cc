@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <openssl/rand.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,16 +39,28 @@ Status ShmSegment::Map(int fd, int ranks, size_t chunk) {
   return Status::OK();
 }
 
-Status ShmSegment::Create(int ranks, size_t chunk, std::string* name) {
+std::string ShmSegment::RandomName() {
   unsigned char r[8];
   RAND_bytes(r, sizeof(r));
   char buf[32];
   snprintf(buf, sizeof(buf), "/dt-%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1],
            r[2], r[3], r[4], r[5], r[6], r[7]);
-  name_ = buf;
-  int fd = shm_open(buf, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return Status::IOError(std::string("shm_open: ") + strerror(errno));
+  return buf;
+}
+
+Status ShmSegment::Create(int ranks, size_t chunk, std::string* name) {
+  *name = RandomName();
+  return CreateNamed(*name, ranks, chunk);
+}
+
+Status ShmSegment::CreateNamed(const std::string& name, int ranks,
+                               size_t chunk) {
+  name_ = name;
+  int fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    name_.clear();
+    return Status::IOError("shm_open " + name + ": " + strerror(errno));
+  }
   if (ftruncate(fd, static_cast<off_t>(Bytes(ranks, chunk))) != 0) {
     int err = errno;
     close(fd);
@@ -57,7 +70,6 @@ Status ShmSegment::Create(int ranks, size_t chunk, std::string* name) {
   }
   Status s = Map(fd, ranks, chunk);
   if (!s.ok()) Unlink();
-  *name = name_;
   return s;
 }
 
@@ -65,6 +77,12 @@ Status ShmSegment::Open(const std::string& name, int ranks, size_t chunk) {
   int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
     return Status::IOError("shm_open " + name + ": " + strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || st.st_uid != geteuid() ||
+      static_cast<size_t>(st.st_size) != Bytes(ranks, chunk)) {
+    close(fd);
+    return Status::PermissionDenied(name + " is not this job's segment");
+  }
   return Map(fd, ranks, chunk);
 }
 

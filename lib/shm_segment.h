@@ -26,8 +26,13 @@ class ShmSegment {
   ShmSegment(const ShmSegment&) = delete;
   ShmSegment& operator=(const ShmSegment&) = delete;
 
-  // Rank 0: creates "/dt-<random>" and returns its name.
+  // "/dt-<16 random hex digits>".
+  static std::string RandomName();
+  // Creates "/dt-<random>" (mode 0600) and returns its name.
   Status Create(int ranks, size_t chunk, std::string* name);
+  Status CreateNamed(const std::string& name, int ranks, size_t chunk);
+  // Maps a segment by name; refused unless this user owns it and its size
+  // fits.
   Status Open(const std::string& name, int ranks, size_t chunk);
   void Unlink();  // rank 0, once every rank mapped it
   void Reset();   // unmap
