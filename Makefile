@@ -43,7 +43,10 @@ LIB_SRCS := $(filter-out %_test.cc,$(wildcard lib/*.cc))
 # runtime and ASan do not mix). CUDA headers are system headers for -Werror.
 ifeq ($(HAVE_NCCL)$(SANITIZE),yes)
 NCCL_FLAGS := -DDT_HAVE_NCCL $(patsubst -I%,-isystem %,$(CUDA_CPPFLAGS) $(NCCL_CPPFLAGS))
-GPU_LIBS := $(CUDA_LIBS) $(NCCL_LIBS)
+# Loaded with dlopen at the first device buffer (lib/nccl_backend.cc): keep
+# only the search path (-rpath) of the GPU libraries, link none of them.
+GPU_LIBS := $(filter-out -l%,$(CUDA_LIBS) $(NCCL_LIBS)) -ldl
+GPU_TEST_LIBS := $(CUDA_LIBS)  # the GPU test allocates device memory itself
 endif
 SPANK_SRCS := $(filter-out %_test.cc,$(wildcard spank/*.cc))
 TEST_SRCS := $(wildcard lib/*_test.cc spank/*_test.cc)
@@ -110,7 +113,7 @@ ifneq ($(HAVE_GTEST),yes)
 	@echo "GoogleTest not found at configure time: install libgtest-dev and re-run ./configure" >&2; exit 1
 endif
 	@mkdir -p $(dir $@)
-	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS) -lpthread
+	$(CXX) $(SAN_LDFLAGS) -o $@ $(TEST_OBJS) $(LIB_A) $(GTEST_LIBS) $(SLURM_LIBS) $(HWLOC_LIBS) $(YAMLCPP_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS) $(GPU_TEST_LIBS) -lpthread
 
 $(BUILD)/lib/nccl_backend.o $(BUILD)/lib/nccl_backend_test.o: ALL_CXXFLAGS += $(NCCL_FLAGS)
 $(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS) -DDT_SOURCE_DIR='"$(CURDIR)"'

@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "dist_train/runtime.h"
@@ -135,43 +136,61 @@ Status ServeRendezvous(Communicator::Impl* c, int data_port, Deadline d) {
   c->left.assign(c->size, false);
   c->addr.assign(c->size, "");
   c->addr[0] = c->opt.master_addr + ":" + std::to_string(data_port);
-  for (int joined = 1; joined < c->size;) {
-    Conn conn;
-    st = Accept(lfd, d, &conn);
-    if (!st.ok()) {
-      std::string missing;
-      for (int r = 1; r < c->size; ++r)
-        if (!c->ctrl[r].valid())
-          missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      close(lfd);
-      return Status::Timeout(
-          "rendezvous on port " + std::to_string(port) + ": ranks " + missing +
-          " did not arrive within " +
-          std::to_string(static_cast<int>(c->opt.timeout_seconds)) + " s");
+  // Several handshakes at once: each waits for its peer's answer, and with
+  // hundreds of ranks on a few cores those waits add up if taken in turn.
+  std::mutex mu;
+  int joined = 1;
+  auto serve = [&] {
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (joined == c->size) return;
+      }
+      if (Clock::now() >= d) return;
+      Conn conn;
+      if (!Accept(lfd, Soon(d, 0.05), &conn).ok()) continue;
+      ServerSide ss;
+      JoinInfo j;
+      Deadline pd = Soon(d, kPeerHandshakeSeconds);
+      Status hs = SendHello(&conn, c->cred, pd, &ss);
+      if (hs.ok()) hs = CheckJoin(&conn, c->cred, ss, c->size, -1, pd, &j);
+      std::lock_guard<std::mutex> lock(mu);
+      if (hs.ok() && c->ctrl[j.rank].valid())
+        hs = Status::PermissionDenied(conn.peer() + " claims rank " +
+                                      std::to_string(j.rank) +
+                                      ", which already joined");
+      if (!hs.ok()) {
+        c->Log(hs.message());
+        continue;
+      }
+      c->addr[j.rank] = Host(conn.peer()) + ":" + std::to_string(j.data_port);
+      if (joined == 1) {  // rank 0 as its peers reach it (an address)
+        std::string me = c->opt.local_addr.empty() ? LocalAddress(conn.fd())
+                                                   : c->opt.local_addr;
+        if (!me.empty()) c->addr[0] = me + ":" + std::to_string(data_port);
+      }
+      conn.set_peer("rank " + std::to_string(j.rank) + " (" +
+                    Host(conn.peer()) + ")");
+      c->ctrl[j.rank] = std::move(conn);
+      // The last one: wake the helpers waiting in accept.
+      if (++joined == c->size) shutdown(lfd, SHUT_RDWR);
     }
-    ServerSide ss;
-    JoinInfo j;
-    Deadline pd = Soon(d, kPeerHandshakeSeconds);
-    st = SendHello(&conn, c->cred, pd, &ss);
-    if (st.ok()) st = CheckJoin(&conn, c->cred, ss, c->size, -1, pd, &j);
-    if (st.ok() && c->ctrl[j.rank].valid())
-      st = Status::PermissionDenied(conn.peer() + " claims rank " +
-                                    std::to_string(j.rank) +
-                                    ", which already joined");
-    if (!st.ok()) {
-      c->Log(st.message());
-      continue;
-    }
-    c->addr[j.rank] = Host(conn.peer()) + ":" + std::to_string(j.data_port);
-    if (joined == 1) {  // rank 0 as its peers reach it (an address, not a name)
-      std::string me = c->opt.local_addr.empty() ? LocalAddress(conn.fd())
-                                                 : c->opt.local_addr;
-      if (!me.empty()) c->addr[0] = me + ":" + std::to_string(data_port);
-    }
-    conn.set_peer("rank " + std::to_string(j.rank) + " (" + Host(conn.peer()) +
-                  ")");
-    c->ctrl[j.rank] = std::move(conn);
-    ++joined;
+  };
+  std::vector<std::thread> helpers;
+  for (int t = 1; t < std::min(8, c->size - 1); ++t)
+    helpers.emplace_back(serve);
+  serve();
+  for (std::thread& t : helpers) t.join();
+  if (joined < c->size) {
+    std::string missing;
+    for (int r = 1; r < c->size; ++r)
+      if (!c->ctrl[r].valid())
+        missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    close(lfd);
+    return Status::Timeout(
+        "rendezvous on port " + std::to_string(port) + ": ranks " + missing +
+        " did not arrive within " +
+        std::to_string(static_cast<int>(c->opt.timeout_seconds)) + " s");
   }
   close(lfd);
   std::string table;

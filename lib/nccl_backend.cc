@@ -9,11 +9,87 @@
 
 #include <chrono>
 #include <cstring>
+#include <initializer_list>
+#include <string>
 #include <thread>
 
 namespace dist_train {
 
 #ifdef DT_HAVE_NCCL
+
+// The CUDA runtime and NCCL are loaded when the first device buffer needs
+// them, not linked: CPU-only programs start fast (hundreds of ranks on one
+// machine) and run on nodes without them.
+#define DT_CUDA_FUNCTIONS(X)   \
+  X(cudaSetDevice)             \
+  X(cudaGetLastError)          \
+  X(cudaStreamQuery)           \
+  X(cudaStreamCreateWithFlags) \
+  X(cudaStreamDestroy)         \
+  X(cudaGetErrorString)        \
+  X(cudaGetDeviceCount)
+#define DT_NCCL_FUNCTIONS(X) \
+  X(ncclCommGetAsyncError)   \
+  X(ncclCommAbort)           \
+  X(ncclGetErrorString)      \
+  X(ncclGetUniqueId)         \
+  X(ncclCommInitRankConfig)  \
+  X(ncclCommDestroy)         \
+  X(ncclAllReduce)           \
+  X(ncclBroadcast)           \
+  X(ncclAllGather)           \
+  X(ncclReduceScatter)
+
+struct GpuApi {
+#define DT_POINTER(name) decltype(&::name) name = nullptr;
+  DT_CUDA_FUNCTIONS(DT_POINTER)
+  DT_NCCL_FUNCTIONS(DT_POINTER)
+#undef DT_POINTER
+  std::string error;  // why it could not be loaded; empty when loaded
+};
+
+namespace {
+
+void* OpenFirst(std::initializer_list<const char*> names, std::string* tried) {
+  for (const char* n : names) {
+    if (void* h = dlopen(n, RTLD_NOW | RTLD_LOCAL)) return h;
+    *tried += std::string(tried->empty() ? "" : ", ") + n;
+  }
+  return nullptr;
+}
+
+GpuApi LoadGpuApi() {
+  GpuApi api;
+  std::string tried;
+  void* cuda = OpenFirst({"libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                          "libcudart.so.11.0"},
+                         &tried);
+  void* nccl = OpenFirst({"libnccl.so.2", "libnccl.so"}, &tried);
+  if (cuda == nullptr || nccl == nullptr) {
+    api.error = "cannot load the CUDA runtime and NCCL (tried " + tried + ")";
+    return api;
+  }
+#define DT_LOAD(lib, name)                                            \
+  api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name)); \
+  if (api.name == nullptr && api.error.empty())                       \
+    api.error = std::string("no ") + #name + " in the loaded libraries";
+#define DT_LOAD_CUDA(name) DT_LOAD(cuda, name)
+#define DT_LOAD_NCCL(name) DT_LOAD(nccl, name)
+  DT_CUDA_FUNCTIONS(DT_LOAD_CUDA)
+  DT_NCCL_FUNCTIONS(DT_LOAD_NCCL)
+#undef DT_LOAD_NCCL
+#undef DT_LOAD_CUDA
+#undef DT_LOAD
+  return api;
+}
+
+// Loaded once, at first use; check Gpu().error before the first call.
+const GpuApi& Gpu() {
+  static const GpuApi api = LoadGpuApi();
+  return api;
+}
+
+}  // namespace
 
 struct NcclBackend::State {
   ncclComm_t comm = nullptr;
@@ -59,7 +135,7 @@ ncclRedOp_t NcclOp(ReduceOp op) {
 
 Status NcclError(const char* what, ncclResult_t r) {
   return Status::Unavailable(std::string("NCCL ") + what + ": " +
-                             ncclGetErrorString(r));
+                             Gpu().ncclGetErrorString(r));
 }
 
 // Waits until `done()` or an error: NCCL's async error, a peer failure
@@ -71,7 +147,7 @@ Status Wait(NcclBackend::State* s, const char* what,
   for (;;) {
     if (done()) return Status::OK();
     ncclResult_t async = ncclSuccess;
-    ncclCommGetAsyncError(s->comm, &async);
+    Gpu().ncclCommGetAsyncError(s->comm, &async);
     Status st = async == ncclSuccess || async == ncclInProgress
                     ? Status::OK()
                     : NcclError(what, async);
@@ -81,7 +157,7 @@ Status Wait(NcclBackend::State* s, const char* what,
                            ": no progress within the timeout");
     }
     if (!st.ok()) {
-      ncclCommAbort(s->comm);
+      Gpu().ncclCommAbort(s->comm);
       s->comm = nullptr;
       s->aborted = true;
       return st;
@@ -95,8 +171,9 @@ Status Finish(NcclBackend::State* s, const char* what, ncclResult_t enqueued) {
     return Status::Unavailable("the NCCL communicator was aborted");
   if (enqueued != ncclSuccess && enqueued != ncclInProgress)
     return NcclError(what, enqueued);
-  return Wait(s, what,
-              [s] { return cudaStreamQuery(s->stream) != cudaErrorNotReady; });
+  return Wait(s, what, [s] {
+    return Gpu().cudaStreamQuery(s->stream) != cudaErrorNotReady;
+  });
 }
 
 }  // namespace
@@ -125,17 +202,19 @@ bool NcclBackend::IsDevicePointer(const void* ptr) {
 }
 
 int NcclBackend::DeviceCount() {
+  if (!Gpu().error.empty()) return 0;
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();
+  if (Gpu().cudaGetDeviceCount(&n) != cudaSuccess) {
+    Gpu().cudaGetLastError();
     return 0;
   }
   return n;
 }
 
 Status NcclBackend::NewId(NcclId* id) {
+  if (!Gpu().error.empty()) return Status::Unavailable(Gpu().error);
   ncclUniqueId u;
-  ncclResult_t r = ncclGetUniqueId(&u);
+  ncclResult_t r = Gpu().ncclGetUniqueId(&u);
   if (r != ncclSuccess) return NcclError("get unique id", r);
   static_assert(sizeof(u) == sizeof(NcclId), "NCCL unique id size");
   std::memcpy(id->data(), &u, sizeof(u));
@@ -145,14 +224,16 @@ Status NcclBackend::NewId(NcclId* id) {
 Status NcclBackend::Create(int rank, int size, int device, const NcclId& id,
                            double timeout, std::function<Status()> check_peers,
                            std::unique_ptr<NcclBackend>* out) {
+  if (!Gpu().error.empty()) return Status::Unavailable(Gpu().error);
   auto s = std::make_unique<State>();
   s->timeout = timeout;
   s->check_peers = std::move(check_peers);
-  if (cudaSetDevice(device) != cudaSuccess) {
-    return Status::Unavailable("cudaSetDevice(" + std::to_string(device) +
-                               "): " + cudaGetErrorString(cudaGetLastError()));
+  if (Gpu().cudaSetDevice(device) != cudaSuccess) {
+    return Status::Unavailable(
+        "cudaSetDevice(" + std::to_string(device) +
+        "): " + Gpu().cudaGetErrorString(Gpu().cudaGetLastError()));
   }
-  if (cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) !=
+  if (Gpu().cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) !=
       cudaSuccess) {
     return Status::Unavailable("cudaStreamCreate failed");
   }
@@ -160,12 +241,13 @@ Status NcclBackend::Create(int rank, int size, int device, const NcclId& id,
   std::memcpy(&u, id.data(), sizeof(u));
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
-  ncclResult_t r = ncclCommInitRankConfig(&s->comm, size, u, rank, &config);
+  ncclResult_t r =
+      Gpu().ncclCommInitRankConfig(&s->comm, size, u, rank, &config);
   if (r != ncclSuccess && r != ncclInProgress) return NcclError("init", r);
   State* raw = s.get();
   DT_RETURN_IF_ERROR(Wait(raw, "init", [raw] {
     ncclResult_t a = ncclInProgress;
-    ncclCommGetAsyncError(raw->comm, &a);
+    Gpu().ncclCommGetAsyncError(raw->comm, &a);
     return a == ncclSuccess;
   }));
   out->reset(new NcclBackend(std::move(s)));
@@ -175,36 +257,37 @@ Status NcclBackend::Create(int rank, int size, int device, const NcclId& id,
 NcclBackend::NcclBackend(std::unique_ptr<State> s) : state_(std::move(s)) {}
 
 NcclBackend::~NcclBackend() {
-  if (state_->comm != nullptr) ncclCommDestroy(state_->comm);
-  if (state_->stream != nullptr) cudaStreamDestroy(state_->stream);
+  if (state_->comm != nullptr) Gpu().ncclCommDestroy(state_->comm);
+  if (state_->stream != nullptr) Gpu().cudaStreamDestroy(state_->stream);
 }
 
 Status NcclBackend::AllReduce(const void* send, void* recv, size_t count,
                               DataType type, ReduceOp op) {
   return Finish(state_.get(), "all-reduce",
-                ncclAllReduce(send, recv, count, NcclType(type), NcclOp(op),
-                              state_->comm, state_->stream));
+                Gpu().ncclAllReduce(send, recv, count, NcclType(type),
+                                    NcclOp(op), state_->comm, state_->stream));
 }
 
 Status NcclBackend::Broadcast(void* buf, size_t count, DataType type,
                               int root) {
   return Finish(state_.get(), "broadcast",
-                ncclBroadcast(buf, buf, count, NcclType(type), root,
-                              state_->comm, state_->stream));
+                Gpu().ncclBroadcast(buf, buf, count, NcclType(type), root,
+                                    state_->comm, state_->stream));
 }
 
 Status NcclBackend::AllGather(const void* send, void* recv, size_t count,
                               DataType type) {
   return Finish(state_.get(), "all-gather",
-                ncclAllGather(send, recv, count, NcclType(type), state_->comm,
-                              state_->stream));
+                Gpu().ncclAllGather(send, recv, count, NcclType(type),
+                                    state_->comm, state_->stream));
 }
 
 Status NcclBackend::ReduceScatter(const void* send, void* recv, size_t count,
                                   DataType type, ReduceOp op) {
-  return Finish(state_.get(), "reduce-scatter",
-                ncclReduceScatter(send, recv, count, NcclType(type), NcclOp(op),
-                                  state_->comm, state_->stream));
+  return Finish(
+      state_.get(), "reduce-scatter",
+      Gpu().ncclReduceScatter(send, recv, count, NcclType(type), NcclOp(op),
+                              state_->comm, state_->stream));
 }
 
 #else  // !DT_HAVE_NCCL

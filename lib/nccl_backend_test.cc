@@ -1,7 +1,12 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "nccl_backend.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include <vector>
 
@@ -16,6 +21,29 @@ TEST(NcclBackendTest, HostMemoryStaysOnTheCpuBackend) {
   std::vector<float> host(16);
   EXPECT_FALSE(NcclBackend::IsDevicePointer(host.data()));
   EXPECT_FALSE(NcclBackend::IsDevicePointer(nullptr));
+}
+
+// NCCL is loaded when first needed, not at program start (a CPU-only
+// program never maps it). In a child: other tests may have loaded it.
+TEST(NcclBackendTest, NcclIsLoadedOnlyWhenFirstNeeded) {
+  if (!NcclBackend::Compiled())
+    GTEST_SKIP() << "built without NCCL (configure found none)";
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD) != nullptr) _exit(2);
+    NcclId id;
+    Status s = NcclBackend::NewId(&id);  // no GPU needed for an id
+    if (!s.ok()) {
+      fprintf(stderr, "%s\n", s.ToString().c_str());
+      _exit(3);
+    }
+    _exit(dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD) != nullptr ? 0 : 4);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "2: mapped at start, 3: not loadable, 4: not loaded by NewId; "
+      << status;
 }
 
 TEST(NcclBackendTest, DeviceAllReduceThroughNcclOnOneGpu) {
