@@ -79,7 +79,7 @@ struct Communicator::Impl {
   Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen) {
     return Exchange(AllRanks(), sbuf, slen, rbuf, rlen);
   }
-  Status ShmBarrier();
+  Status ShmBarrier(bool patient = false);
   // Every rank of this one machine shares the segment (no other machines).
   bool OneMachineShm() const {
     return size > 1 && shm.mapped() && !hierarchical;
@@ -89,8 +89,10 @@ struct Communicator::Impl {
   // (out[0] is element out_lo; `out` may be `src`).
   Status ShmReduce(const char* src, size_t count, DataType type, ReduceOp op,
                    char* out, size_t out_lo, size_t out_hi);
-  // Local rank `from`'s buf to every local rank.
-  Status ShmBroadcast(char* buf, size_t bytes, int from);
+  // Local rank `from`'s buf to every local rank. `patient`: the first wait
+  // has no deadline of its own (the leader may spend long on the network;
+  // its own deadline and the control connections end it on failures).
+  Status ShmBroadcast(char* buf, size_t bytes, int from, bool patient = false);
   // buf holds one piece per local rank, ours filled; fills the others.
   Status ShmAllGather(char* buf, size_t piece);
   Status PollCtrl();
@@ -207,10 +209,12 @@ Status JoinRendezvous(Communicator::Impl* c, int data_port, Deadline d) {
   while (Clock::now() < d) {
     for (int k = 0; k < c->opt.port_candidates; ++k) {
       Conn conn;
-      if (!ConnectOnce(c->opt.master_addr, c->opt.master_port + k, 1.0, &conn,
-                       c->opt.local_addr)
-               .ok())
-        continue;
+      Status cs_st = ConnectOnce(c->opt.master_addr, c->opt.master_port + k,
+                                 1.0, &conn, c->opt.local_addr);
+      // A name that does not resolve, or a local address we cannot use,
+      // will not get better by waiting.
+      if (cs_st.code() == Status::Code::kInvalidArgument) return cs_st;
+      if (!cs_st.ok()) continue;
       ClientSide cs;
       Deadline pd = Soon(d, kPeerHandshakeSeconds);
       Status st = SendJoin(&conn, c->cred, me, pd, &cs);
@@ -451,7 +455,7 @@ void FutexWait(std::atomic<uint32_t>* word, uint32_t seen) {
 // epoch bumps the wake word and wakes the sleepers. A waiter spins briefly
 // (the common case when every rank has its own core), then sleeps on the
 // wake word, leaving shared cores to the ranks still working.
-Status Communicator::Impl::ShmBarrier() {
+Status Communicator::Impl::ShmBarrier(bool patient) {
   if (!failure.empty()) return Status::Unavailable(failure);
   ++shm_epoch;
   shm.counter(local_rank)->store(shm_epoch, std::memory_order_seq_cst);
@@ -476,7 +480,7 @@ Status Communicator::Impl::ShmBarrier() {
                                               std::chrono::milliseconds(2))) {
       last_poll = Clock::now();
       DT_RETURN_IF_ERROR(PollCtrl());
-      if (Clock::now() > d) {
+      if (!patient && Clock::now() > d) {
         return Fail(Status::Timeout(
             "rank " + std::to_string(rank) +
             ": a rank on this machine made no progress for " +
@@ -527,13 +531,14 @@ Status Communicator::Impl::ShmReduce(const char* src, size_t count,
   return Status::OK();
 }
 
-Status Communicator::Impl::ShmBroadcast(char* buf, size_t bytes, int from) {
+Status Communicator::Impl::ShmBroadcast(char* buf, size_t bytes, int from,
+                                        bool patient) {
   for (size_t first = 0; first < bytes; first += shm.chunk()) {
     const int set = shm_set;
     shm_set ^= 1;
     size_t len = std::min(shm.chunk(), bytes - first);
     if (local_rank == from) std::memcpy(shm.result(set), buf + first, len);
-    DT_RETURN_IF_ERROR(ShmBarrier());
+    DT_RETURN_IF_ERROR(ShmBarrier(patient && first == 0));
     if (local_rank != from) std::memcpy(buf + first, shm.result(set), len);
   }
   return Status::OK();
@@ -672,8 +677,6 @@ Status RingBroadcast(Communicator::Impl* c, char* p, size_t bytes, int root) {
 // soon as everyone mapped it. DT_SHM=0, or any rank failing to map, leaves
 // everything on TCP.
 Status SetupShm(Communicator::Impl* c) {
-  const char* env = getenv("DT_SHM");
-  if (env != nullptr && std::string(env) == "0") return Status::OK();
   const std::string my_host = Host(c->addr[c->rank]);
   std::vector<std::string> seen;
   for (int r = 0; r < c->size; ++r) {
@@ -696,10 +699,13 @@ Status SetupShm(Communicator::Impl* c) {
   // Rank 0's random base name reaches everyone (a chain along the ring, as
   // cheap as it gets with hundreds of ranks on one machine); each leader
   // makes "<base>.<its rank>"; once all did, the others map theirs.
+  // Rank 0 decides (DT_SHM=0 there: none), so no rank takes another path.
   char base[64] = {0};
-  if (c->rank == 0)
+  const char* env = getenv("DT_SHM");
+  if (c->rank == 0 && !(env != nullptr && std::string(env) == "0"))
     snprintf(base, sizeof(base), "%s", ShmSegment::RandomName().c_str());
   DT_RETURN_IF_ERROR(RingBroadcast(c, base, sizeof(base), 0));
+  if (base[0] == '\0') return Status::OK();
   const std::string name = std::string(base, strnlen(base, sizeof(base))) +
                            "." + std::to_string(c->local[0]);
   bool leader = c->local_rank == 0;
@@ -758,9 +764,10 @@ Status Communicator::Impl::Nccl(NcclBackend** out) {
     if (gpu == nullptr) gpu = getenv("LOCAL_RANK");
     int devices = std::max(1, NcclBackend::DeviceCount());
     int device = (gpu ? std::atoi(gpu) : 0) % devices;
-    DT_RETURN_IF_ERROR(NcclBackend::Create(
+    Status s = NcclBackend::Create(
         rank, size, device, id, opt.timeout_seconds,
-        [this] { return PollCtrl(); }, &nccl));
+        [this] { return PollCtrl(); }, &nccl);
+    if (!s.ok()) return Fail(s);  // the others must not wait for us
   }
   *out = nccl.get();
   return Status::OK();
@@ -786,7 +793,7 @@ Status Communicator::AllReduce(const void* send, void* recv, size_t count,
     }
     if (c->local_rank == 0)
       DT_RETURN_IF_ERROR(RingAllReduce(c, c->Leaders(), buf, count, type, op));
-    if (shm) DT_RETURN_IF_ERROR(c->ShmBroadcast(buf, count * es, 0));
+    if (shm) DT_RETURN_IF_ERROR(c->ShmBroadcast(buf, count * es, 0, true));
   } else if (c->OneMachineShm()) {
     DT_RETURN_IF_ERROR(c->ShmReduce(buf, count, type, op, buf, 0, count));
   } else if (c->size > 1) {

@@ -363,6 +363,23 @@ TEST(CommunicatorTest, KilledRankIsNamedInHierarchicalModeToo) {
   }
 }
 
+TEST(CommunicatorTest, ALocalAddressThatIsNotOursFailsAtOnce) {
+  Options o = Base(2, FreePort());
+  o.rank = 1;
+  o.local_addr = "192.0.2.7";  // TEST-NET-1: not on this machine
+  auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<Communicator> c;
+  Status s = Communicator::Create(o, &c);
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.ToString();
+  EXPECT_NE(s.message().find("cannot use local address '192.0.2.7'"),
+            std::string::npos)
+      << s.message();
+  EXPECT_LT(secs, 2.0);
+}
+
 TEST(CommunicatorTest, ARankThatNeverArrivesIsNamedAfterTheTimeout) {
   Options base = Base(3, FreePort());
   base.timeout_seconds = 1;

@@ -61,9 +61,11 @@ void* OpenFirst(std::initializer_list<const char*> names, std::string* tried) {
 GpuApi LoadGpuApi() {
   GpuApi api;
   std::string tried;
-  void* cuda = OpenFirst({"libcudart.so", "libcudart.so.13", "libcudart.so.12",
-                          "libcudart.so.11.0"},
-                         &tried);
+  // The major version the headers were built against first: another one
+  // may already be in the process (e.g. PyTorch's).
+  const std::string built =
+      "libcudart.so." + std::to_string(CUDART_VERSION / 1000);
+  void* cuda = OpenFirst({built.c_str(), "libcudart.so"}, &tried);
   void* nccl = OpenFirst({"libnccl.so.2", "libnccl.so"}, &tried);
   if (cuda == nullptr || nccl == nullptr) {
     api.error = "cannot load the CUDA runtime and NCCL (tried " + tried + ")";

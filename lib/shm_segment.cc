@@ -23,6 +23,7 @@ size_t ShmSegment::Bytes(int ranks, size_t chunk) {
 ShmSegment::~ShmSegment() { Reset(); }
 
 void ShmSegment::Reset() {
+  Unlink();  // a creator that never got to unlink (setup failed) does now
   if (base_ != nullptr) munmap(base_, bytes_);
   base_ = nullptr;
 }
@@ -61,11 +62,13 @@ Status ShmSegment::CreateNamed(const std::string& name, int ranks,
     name_.clear();
     return Status::IOError("shm_open " + name + ": " + strerror(errno));
   }
-  if (ftruncate(fd, static_cast<off_t>(Bytes(ranks, chunk))) != 0) {
-    int err = errno;
+  // Reserve the pages now: on a full /dev/shm (64 MiB in Docker) touching
+  // an unreserved page later would be SIGBUS, not an error to fall back on.
+  int err = posix_fallocate(fd, 0, static_cast<off_t>(Bytes(ranks, chunk)));
+  if (err != 0) {
     close(fd);
     Unlink();
-    return Status::IOError(std::string("ftruncate shared memory: ") +
+    return Status::IOError(std::string("reserving shared memory: ") +
                            strerror(err));
   }
   Status s = Map(fd, ranks, chunk);

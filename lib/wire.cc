@@ -186,9 +186,12 @@ Status ConnectOnce(const std::string& host, int port, double attempt_timeout,
   hints.ai_socktype = SOCK_STREAM;
   int rc =
       getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
-  if (rc != 0)
-    return Status::InvalidArgument("cannot resolve '" + host +
-                                   "': " + gai_strerror(rc));
+  if (rc != 0) {
+    std::string msg = "cannot resolve '" + host + "': " + gai_strerror(rc);
+    // A temporary DNS failure is worth another try; a bad name is not.
+    return rc == EAI_AGAIN ? Status::Unavailable(msg)
+                           : Status::InvalidArgument(msg);
+  }
   int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   std::string peer = host + ":" + std::to_string(port);
   Conn conn(s, peer);
