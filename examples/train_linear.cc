@@ -95,9 +95,10 @@ int main(int argc, char** argv) {
   }
   std::vector<double> w(kFeatures + 1, 0.0),
       grad(kFeatures + 2);  // + bias, + loss
-  const char* ckpt = getenv("DT_CHECKPOINT_DIR");
+  const char* dir_env = getenv("DT_CHECKPOINT_DIR");
+  const std::string ckpt = dir_env != nullptr ? dir_env : "";
   int start = 0;
-  if (ckpt != nullptr && *ckpt != '\0') {
+  if (!ckpt.empty()) {
     s = dist_train::InstallStopHandler();
     if (!s.ok()) return Fail(r, "stop handler", s);
     uint64_t step = 0;
@@ -137,19 +138,15 @@ int main(int argc, char** argv) {
     if (r == 0 && (step % 50 == 0 || step == steps - 1))
       printf("step %3d loss %.8f\n", step, grad[kFeatures + 1]);
     if (step_ms > 0) usleep(step_ms * 1000);
-    if (ckpt == nullptr || *ckpt == '\0') continue;
+    if (ckpt.empty()) continue;
     bool stop = false;
     s = dist_train::AgreeToStop(comm.get(), &stop);
     if (!s.ok()) return Fail(r, "stop agreement", s);
-    if (step + 1 == steps) continue;
-    if (!stop) {
-      if (every <= 0 || (step + 1) % every != 0) continue;
-      s = dist_train::SaveCheckpoint(comm.get(), ckpt, step + 1, Bytes(w));
-      if (!s.ok()) return Fail(r, "checkpoint", s);
-      continue;
-    }
+    bool periodic = every > 0 && (step + 1) % every == 0;
+    if (step + 1 == steps || !(stop || periodic)) continue;
     s = dist_train::SaveCheckpoint(comm.get(), ckpt, step + 1, Bytes(w));
     if (!s.ok()) return Fail(r, "checkpoint", s);
+    if (!stop) continue;
     // Say it before requeueing: Slurm ends the job right after the requeue.
     if (r == 0)
       printf("preemption warning: checkpoint of step %d saved\n", step + 1);

@@ -183,28 +183,37 @@ void ForwardWarning(int sig, bool skip_own_group) {
   }
 }
 
-// Whether `pid` is one of our descendants (then a signal it sent us is
-// the task's own business, e.g. bash's `kill 0`, and is not relayed).
-bool IsDescendant(pid_t pid) {
-  const pid_t self = getpid();
+// The parent of `pid` from /proc/PID/stat, -1 when unknown.
+// Async-signal-safe.
+pid_t ParentOf(pid_t pid) {
   char stat[512];
-  for (int depth = 0; pid > 1 && depth < 256; ++depth) {
-    Path path;
-    path.Add("/proc/").Add(pid).Add("/stat");
-    ssize_t len = ReadSmallFile(path.buf, stat, sizeof(stat));
-    if (len <= 0) return false;
-    const char* p = stat + len;
-    while (p > stat && *p != ')') --p;  // comm may hold spaces and parens
-    if (*p != ')') return false;
-    p += 2;                       // ") " then the state letter
-    while (*p && *p != ' ') ++p;  // skip the state
-    long ppid = 0;
-    for (++p; *p >= '0' && *p <= '9'; ++p) ppid = ppid * 10 + (*p - '0');
-    if (ppid == self) return true;
-    pid = static_cast<pid_t>(ppid);
+  Path path;
+  path.Add("/proc/").Add(pid).Add("/stat");
+  ssize_t len = ReadSmallFile(path.buf, stat, sizeof(stat));
+  if (len <= 0) return -1;
+  const char* p = stat + len;
+  while (p > stat && *p != ')') --p;  // comm may hold spaces and parens
+  if (*p != ')') return -1;
+  p += 2;                       // ") " then the state letter
+  while (*p && *p != ' ') ++p;  // skip the state
+  if (*p != ' ' || p[1] < '0' || p[1] > '9') return -1;
+  long ppid = 0;
+  for (++p; *p >= '0' && *p <= '9'; ++p) ppid = ppid * 10 + (*p - '0');
+  return static_cast<pid_t>(ppid);
+}
+
+// Whether `ancestor` is among the first `max_depth` ancestors of `pid`.
+bool HasAncestor(pid_t pid, pid_t ancestor, int max_depth) {
+  for (int depth = 0; pid > 1 && depth < max_depth; ++depth) {
+    pid = ParentOf(pid);
+    if (pid == ancestor) return true;
   }
   return false;
 }
+
+// Whether `pid` is one of our descendants (then a signal it sent us is
+// the task's own business, e.g. bash's `kill 0`, and is not relayed).
+bool IsDescendant(pid_t pid) { return HasAncestor(pid, getpid(), 256); }
 
 [[noreturn]] void ExitLike(int status) {
   if (WIFSIGNALED(status)) {
@@ -431,23 +440,7 @@ bool UnderSignalRelay() {
   const char* var = getenv(kRelayVar);
   uint64_t relay = 0;
   if (var == nullptr || !ParseUint(var, 2, 1u << 30, &relay)) return false;
-  pid_t pid = getppid();
-  for (int depth = 0; pid > 1 && depth < 64; ++depth) {
-    if (static_cast<uint64_t>(pid) == relay) return true;
-    char stat[512];
-    Path path;
-    path.Add("/proc/").Add(pid).Add("/stat");
-    ssize_t len = ReadSmallFile(path.buf, stat, sizeof(stat));
-    const char* close_paren = len > 0 ? strrchr(stat, ')') : nullptr;
-    int ppid = 0;
-    char state = 0;
-    if (close_paren == nullptr ||
-        sscanf(close_paren + 1, " %c %d", &state, &ppid) != 2) {
-      return false;
-    }
-    pid = ppid;
-  }
-  return false;
+  return HasAncestor(getpid(), static_cast<pid_t>(relay), 64);
 }
 
 Status StartSignalRelay(const RelayConfig& config, pid_t* relay) {

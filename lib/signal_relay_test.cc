@@ -239,6 +239,20 @@ int OpenFds(pid_t pid) {
   return n;
 }
 
+// Waits up to 5 s for `p`; false (and kills it) when it is still there.
+bool EndsWithin5s(pid_t p, int* status) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  pid_t got = 0;
+  while ((got = waitpid(p, status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() < until) {
+    usleep(1000);
+  }
+  if (got == p) return true;
+  kill(p, SIGKILL);
+  waitpid(p, status, 0);
+  return false;
+}
+
 class RelayProcessTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -341,18 +355,9 @@ TEST_F(RelayProcessTest, ChildThatExitsAtOnce) {
       if (!StartSignalRelay(cfg, &relay).ok()) _exit(91);
       _exit(i % 7);
     }
-    auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     int status = 0;
-    pid_t got = 0;
-    while ((got = waitpid(p, &status, WNOHANG)) == 0 &&
-           std::chrono::steady_clock::now() < until) {
-      usleep(1000);
-    }
-    if (got == 0) {
-      kill(p, SIGKILL);
-      waitpid(p, &status, 0);
+    if (!EndsWithin5s(p, &status))
       FAIL() << "iteration " << i << ": the relay outlived its child";
-    }
     ASSERT_TRUE(WIFEXITED(status));
     ASSERT_EQ(WEXITSTATUS(status), i % 7);
   }
@@ -433,15 +438,8 @@ TEST_F(RelayProcessTest, AnInheritedIgnoredSigchldDoesNotHangIt) {
       },
       [] { signal(SIGCHLD, SIG_IGN); });
   EXPECT_EQ(Read(report_[0], 1, 3000), "I");
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   int status = 0;
-  pid_t got = 0;
-  while ((got = waitpid(p, &status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() < until) {
-    usleep(1000);
-  }
-  if (got == 0) kill(p, SIGKILL), waitpid(p, &status, 0);
-  ASSERT_EQ(got, p) << "the relay hung";
+  ASSERT_TRUE(EndsWithin5s(p, &status)) << "the relay hung";
   EXPECT_EQ(WEXITSTATUS(status), 5);
 }
 
@@ -453,15 +451,8 @@ TEST_F(RelayProcessTest, AChildThatAsksToBeTracedIsLetGo) {
     execl("/bin/sh", "sh", "-c", "exit 4", static_cast<char*>(nullptr));
     _exit(90);
   });
-  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   int status = 0;
-  pid_t got = 0;
-  while ((got = waitpid(p, &status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() < until) {
-    usleep(1000);
-  }
-  if (got == 0) kill(p, SIGKILL), waitpid(p, &status, 0);
-  ASSERT_EQ(got, p) << "the relay hung";
+  ASSERT_TRUE(EndsWithin5s(p, &status)) << "the relay hung";
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 4) << status;
 }
 
