@@ -13,8 +13,8 @@
 
 #include <string>
 
-#include "binding.h"
-#include "topology.h"
+#include "binding/binding.h"
+#include "binding/topology.h"
 
 namespace dist_train {
 namespace {

@@ -35,8 +35,15 @@ AC_DEFUN([DT_CHECK_SLURM], [
       [SLURM_SYSCONFDIR=$withval], [SLURM_SYSCONFDIR=/etc/slurm])
   AC_SUBST([SLURM_SYSCONFDIR])
   AC_MSG_CHECKING([Slurm version])
-  SLURM_VERSION=$(sed -n 's/^#define SLURM_VERSION_STRING "\(.*\)"/\1/p' "$with_slurm/include/slurm/slurm_version.h" 2>/dev/null)
+  dnl The headers define only SLURM_VERSION_NUMBER (0xMMmmpp, e.g. 0x180b05
+  dnl = 24.11.5): decode it.
+  slurm_vnum=$(sed -n 's/^#define SLURM_VERSION_NUMBER *//p' "$with_slurm/include/slurm/slurm_version.h" 2>/dev/null)
+  AS_IF([test -z "$slurm_vnum"],
+        [AC_MSG_ERROR([no SLURM_VERSION_NUMBER in $with_slurm/include/slurm/slurm_version.h])])
+  SLURM_VERSION=$(printf '%d.%02d.%d' $(( slurm_vnum >> 16 )) $(( (slurm_vnum >> 8) & 255 )) $(( slurm_vnum & 255 )))
+  SLURM_RELEASE=${SLURM_VERSION%.*}
   AC_MSG_RESULT([$SLURM_VERSION])
+  AC_SUBST([SLURM_RELEASE])
   AC_SUBST([SLURM_CPPFLAGS]) AC_SUBST([SLURM_LIBS]) AC_SUBST([SLURM_PLUGINDIR])
   AC_SUBST([SLURM_VERSION])
 ])
@@ -115,8 +122,35 @@ dist-train $PACKAGE_VERSION configured
   yaml-cpp         : $(pkg-config --modversion yaml-cpp)
   OpenSSL          : $(pkg-config --modversion libcrypto)
   GoogleTest       : $HAVE_GTEST
+  Google Benchmark : $HAVE_BENCHMARK (make bench)
+  CXXFLAGS         : $CXXFLAGS
+  CPPFLAGS         : $CPPFLAGS
+  LDFLAGS          : $LDFLAGS
   CUDA             : $HAVE_CUDA $CUDA_CPPFLAGS
   NCCL             : $HAVE_NCCL $NCCL_LIBS
 
 DT_EOF
+])
+
+dnl DT_CHECK_HEADER_ONLY(HEADER, DEBIAN-PACKAGE): a required header-only
+dnl library (CLI11, nlohmann-json).
+AC_DEFUN([DT_CHECK_HEADER_ONLY], [
+  AC_CHECK_HEADER([$1], [],
+      [AC_MSG_ERROR([$1 not found: install $2])])
+])
+
+dnl DT_CHECK_BENCHMARK: Google Benchmark, optional (make bench).
+AC_DEFUN([DT_CHECK_BENCHMARK], [
+  HAVE_BENCHMARK=no
+  BENCHMARK_LIBS=""
+  AC_CHECK_HEADER([benchmark/benchmark.h], [
+    save_LIBS=$LIBS
+    LIBS="-lbenchmark -lpthread $LIBS"
+    AC_MSG_CHECKING([for libbenchmark])
+    AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <benchmark/benchmark.h>]],
+                                    [[benchmark::Initialize(nullptr, nullptr);]])],
+        [HAVE_BENCHMARK=yes; BENCHMARK_LIBS="-lbenchmark -lpthread"])
+    AC_MSG_RESULT([$HAVE_BENCHMARK])
+    LIBS=$save_LIBS])
+  AC_SUBST([HAVE_BENCHMARK]) AC_SUBST([BENCHMARK_LIBS])
 ])

@@ -6,43 +6,109 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <vector>
 
-#include "binding_env.h"
-#include "port.h"
+#include "base/slurm_ids.h"
+#include "binding/binding_env.h"
+#include "binding/topology.h"
 #include "spank_env.h"
-#include "topology.h"
 
 namespace dist_train {
 namespace {
 
-// Prefers the cache slurmd wrote; falls back to live discovery.
-Status LoadModel(const PluginConfig& cfg, NodeModel* model,
+// Prefers the cache slurmd wrote; falls back to live discovery. Only
+// root-written files are handed to hwloc here (it crashes on some malformed
+// XML, and a crash here would take slurmstepd with it).
+Status LoadModel(SpankHost& host, const PluginConfig& cfg, NodeModel* model,
                  std::string* source) {
   if (!cfg.topology.empty()) {
     *source = cfg.topology;
-    return LoadNodeModel(cfg.topology, model);
+    return LoadTrustedNodeModel(cfg.topology, model);
   }
   std::string cache = CachePath(cfg);
-  if (!cache.empty() && access(cache.c_str(), R_OK) == 0 &&
-      LoadNodeModel(cache, model).ok()) {
-    *source = cache;
-    return Status::OK();
+  if (!cache.empty() && access(cache.c_str(), F_OK) == 0) {
+    Status s = LoadTrustedNodeModel(cache, model);
+    if (s.ok()) {
+      *source = cache;
+      return s;
+    }
+    host.Info("dist-train: topology cache not used: " + s.message());
   }
   *source = "live discovery";
   return LoadNodeModel("", model);
 }
 
-// Slurm's step cores ("0-3,8") are indexes of the node's cores in topology
-// order; this turns them into OS PU indexes.
-Status StepCpus(spank_t sp, uint32_t step_id, const NodeModel& m,
+Status StepGpus(SpankHost& host, uint32_t step_id,
+                std::optional<std::vector<int>>* gpus) {
+  std::string var = JobOrStepVar(step_id, "GPUS");
+  std::optional<std::string> value;
+  DT_RETURN_IF_ERROR(ReadEnv(host, var.c_str(), &value));
+  if (!value || value->empty()) return Status::OK();
+  std::vector<int> g;
+  DT_RETURN_IF_ERROR(ParseIndexList(*value, var.c_str(), &g));
+  *gpus = g;
+  return Status::OK();
+}
+
+double MillisSince(const timespec& start) {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (now.tv_sec - start.tv_sec) * 1e3 +
+         (now.tv_nsec - start.tv_nsec) / 1e6;
+}
+
+// "step J.S: topology from X loaded in L ms, plan for N ranks in T ms total"
+std::string PlanTimings(uint32_t job_id, uint32_t step_id,
+                        const std::string& source, double load_ms,
+                        uint32_t ntasks, double total_ms) {
+  std::string line(256 + source.size(), '\0');  // room for the numbers
+  int n = snprintf(
+      line.data(), line.size(),
+      "dist-train: step %u.%u: topology from %s loaded in %.1f ms, plan "
+      "for %u ranks in %.1f ms total",
+      job_id, step_id, source.c_str(), load_ms, ntasks, total_ms);
+  line.resize(n > 0 ? std::min(static_cast<size_t>(n), line.size() - 1) : 0);
+  return line;
+}
+
+Status Plan(SpankHost& host, PluginState* st) {
+  uint32_t step_id = 0, job_id = 0, ntasks = 0;
+  timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  host.GetItem(S_JOB_ID, &job_id);
+  host.GetItem(S_JOB_STEPID, &step_id);
+  if (host.GetItem(S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS) {
+    return Status::Unavailable("S_JOB_LOCAL_TASK_COUNT is not available");
+  }
+  DT_RETURN_IF_ERROR(
+      LoadModel(host, st->config, &st->model, &st->topology_source));
+  double load_ms = MillisSince(start);
+  BindRequest req;
+  req.ntasks = ntasks;
+  req.parts = EffectiveBind(st->config, st->options);
+  DT_RETURN_IF_ERROR(StepGpus(host, step_id, &req.gpus));
+  DT_RETURN_IF_ERROR(StepCpus(host, step_id, st->model, &req.cpus));
+  DT_RETURN_IF_ERROR(PlanBinding(st->model, req, &st->plan));
+  // Once per step per node (tests count these lines in slurmd's log).
+  host.Info(PlanTimings(job_id, step_id, st->topology_source, load_ms, ntasks,
+                        MillisSince(start)));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status StepCpus(SpankHost& host, uint32_t step_id, const NodeModel& m,
                 std::optional<std::vector<int>>* cpus) {
   char* cores = nullptr;
   spank_item_t item =
       step_id == kBatchStepId ? S_JOB_ALLOC_CORES : S_STEP_ALLOC_CORES;
-  if (spank_get_item(sp, item, &cores) != ESPANK_SUCCESS || cores == nullptr ||
+  if (host.GetItem(item, &cores) != ESPANK_SUCCESS || cores == nullptr ||
       *cores == '\0') {
     return Status::OK();  // unknown: every allowed PU
   }
@@ -57,53 +123,6 @@ Status StepCpus(spank_t sp, uint32_t step_id, const NodeModel& m,
   return Status::OK();
 }
 
-Status StepGpus(spank_t sp, uint32_t step_id,
-                std::optional<std::vector<int>>* gpus) {
-  const char* var =
-      step_id == kBatchStepId ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS";
-  std::string value;
-  if (!GetEnv(sp, var, &value) || value.empty()) return Status::OK();
-  std::vector<int> g;
-  DT_RETURN_IF_ERROR(ParseIndexList(value, var, &g));
-  *gpus = g;
-  return Status::OK();
-}
-
-double MillisSince(const timespec& start) {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return (now.tv_sec - start.tv_sec) * 1e3 +
-         (now.tv_nsec - start.tv_nsec) / 1e6;
-}
-
-Status Plan(spank_t sp, PluginState* st) {
-  uint32_t step_id = 0, job_id = 0, ntasks = 0;
-  timespec start;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  spank_get_item(sp, S_JOB_ID, &job_id);
-  spank_get_item(sp, S_JOB_STEPID, &step_id);
-  if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS) {
-    return Status::Unavailable("S_JOB_LOCAL_TASK_COUNT is not available");
-  }
-  DT_RETURN_IF_ERROR(LoadModel(st->config, &st->model, &st->topology_source));
-  double load_ms = MillisSince(start);
-  BindRequest req;
-  req.ntasks = ntasks;
-  req.parts = EffectiveBind(st->config, st->options);
-  DT_RETURN_IF_ERROR(StepGpus(sp, step_id, &req.gpus));
-  DT_RETURN_IF_ERROR(StepCpus(sp, step_id, st->model, &req.cpus));
-  DT_RETURN_IF_ERROR(PlanBinding(st->model, req, &st->plan));
-  // Once per step per node (tests count these lines in slurmd's log).
-  slurm_info(
-      "dist-train: step %u.%u: topology from %s loaded in %.1f ms, plan for %u "
-      "ranks in %.1f ms total",
-      job_id, step_id, st->topology_source.c_str(), load_ms, ntasks,
-      MillisSince(start));
-  return Status::OK();
-}
-
-}  // namespace
-
 std::string CachePath(const PluginConfig& cfg) {
   if (cfg.topology_cache == "none") return "";
   char host[256] = {0};
@@ -114,10 +133,10 @@ std::string CachePath(const PluginConfig& cfg) {
   return path;
 }
 
-void PrepareBinding(spank_t sp, PluginState* st) {
+void PrepareBinding(SpankHost& host, PluginState* st) {
   BindParts parts = EffectiveBind(st->config, st->options);
   if (!parts.cpu && !parts.gpu && !parts.nic) return;
-  Status s = Plan(sp, st);
+  Status s = Plan(host, st);
   if (!s.ok()) {
     st->bind_note = "dist-train: warning: no topology binding: " + s.message();
     return;
@@ -129,13 +148,13 @@ void PrepareBinding(spank_t sp, PluginState* st) {
   }
 }
 
-EnvAssignments RankBindingEnv(spank_t sp, const PluginState& st,
+EnvAssignments RankBindingEnv(SpankHost& host, const PluginState& st,
                               uint32_t local_rank) {
   if (!st.bound || local_rank >= st.plan.ranks.size()) return {};
   BindingEnvInputs in;
   in.parts = EffectiveBind(st.config, st.options);
   in.nccl_ib_hca = st.config.nccl_ib_hca;
-  GetEnv(sp, "CUDA_VISIBLE_DEVICES", &in.slurm_cuda_visible_devices);
+  GetEnv(host, "CUDA_VISIBLE_DEVICES", &in.slurm_cuda_visible_devices);
   return BindingEnv(st.model, st.plan, st.plan.ranks[local_rank], in);
 }
 
@@ -150,16 +169,34 @@ std::string ApplyAffinity(const PluginState& st, uint32_t local_rank) {
          ": " + s.message();
 }
 
+namespace {
+
+// The cache's directory, made by root (slurmd) and writable by root only:
+// steps load only a file nobody else could have put there.
+Status CacheDir(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Status::IOError("cannot create " + dir + ": " + strerror(errno));
+  }
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    return Status::IOError(dir + ": " + strerror(errno));
+  }
+  if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+      ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+    return Status::PermissionDenied(
+        dir + " is not a directory owned by root and writable by root only");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 void SaveTopologyCache(const PluginConfig& cfg) {
   std::string path = CachePath(cfg);
   if (path.empty() || !cfg.topology.empty()) return;
   std::string dir = path.substr(0, path.rfind('/'));
-  if (!dir.empty() && mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    slurm_info("dist-train: cannot create %s: %s", dir.c_str(),
-               strerror(errno));
-    return;
-  }
-  Status s = SaveTopologyXml(path);
+  Status s = dir.empty() ? Status::OK() : CacheDir(dir);
+  if (s.ok()) s = SaveTopologyXml(path);
   if (!s.ok())
     slurm_info("dist-train: topology cache: %s", s.message().c_str());
 }

@@ -8,19 +8,21 @@
 #ifndef DIST_TRAIN_SPANK_BINDER_H_
 #define DIST_TRAIN_SPANK_BINDER_H_
 
+#include <optional>
 #include <string>
+#include <vector>
 
-#include "contract.h"
-#include "spank_api.h"
+#include "contract/contract.h"
+#include "spank_host.h"
 #include "state.h"
 
 namespace dist_train {
 
 // user_init: fills st->model/plan/bound, or st->bind_note.
-void PrepareBinding(spank_t sp, PluginState* st);
+void PrepareBinding(SpankHost& host, PluginState* st);
 
 // task_init: this rank's binding variables (to merge into the contract).
-EnvAssignments RankBindingEnv(spank_t sp, const PluginState& st,
+EnvAssignments RankBindingEnv(SpankHost& host, const PluginState& st,
                               uint32_t local_rank);
 
 // task_init: sets the calling task's CPU affinity to its share. Returns a
@@ -32,6 +34,12 @@ void SaveTopologyCache(const PluginConfig& cfg);
 
 // The cache path with %h replaced by the hostname.
 std::string CachePath(const PluginConfig& cfg);
+
+// The step's CPUs (the job's for the batch step) as OS PU indexes: Slurm's
+// alloc cores ("0-3,8") are indexes of the node's cores in topology order.
+// Stays unset when Slurm does not say (every allowed PU).
+Status StepCpus(SpankHost& host, uint32_t step_id, const NodeModel& m,
+                std::optional<std::vector<int>>* cpus);
 
 }  // namespace dist_train
 

@@ -2,12 +2,16 @@
 //
 // SPANK entry points. Each hook is a thin dispatcher: it switches on the
 // context, forwards to submit.cc (sbatch/salloc/srun) or stepd.cc
-// (slurmstepd), and never lets an exception cross into Slurm.
+// (slurmstepd) with the real SpankHost, and never lets an exception cross
+// into Slurm.
 
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "binder.h"
+#include "contract/options.h"
+#include "slurm_spank_host.h"
 #include "spank_api.h"
 #include "state.h"
 #include "stepd.h"
@@ -22,19 +26,18 @@ extern const unsigned int plugin_version;
 extern const unsigned int spank_plugin_version;
 const char plugin_name[] = "dist-train";
 const char plugin_type[] = "spank";
-const unsigned int plugin_version = SLURM_VERSION_NUMBER;
+#ifndef DT_PLUGIN_VERSION  // tests build a copy that claims another release
+#define DT_PLUGIN_VERSION SLURM_VERSION_NUMBER
+#endif
+const unsigned int plugin_version = DT_PLUGIN_VERSION;
 const unsigned int spank_plugin_version = 1;
+// The release this plugin is for, readable without loading it (a plugin of
+// another release does not load): dt-check-install greps for it.
+__attribute__((used)) const char dt_slurm_build_mark[] =
+    "dist-train-built-for-slurm=" DT_SLURM_VERSION;
 }
 
 namespace dist_train {
-
-PluginState& State() {
-  static PluginState state;
-  return state;
-}
-
-const char kOptionEnvVar[] =
-    "SLURM_SPANK__SLURM_SPANK_OPTION_dist_train_dist_train";
 
 namespace {
 
@@ -70,16 +73,20 @@ int OnOption(int /*val*/, const char* optarg, int remote) {
   });
 }
 
+// Built from the word table (lib/contract/options.cc) so that srun --help
+// lists every word; Slurm keeps the pointer as long as the plugin is loaded,
+// hence a static string.
+char* OptionUsage() {
+  static std::string usage = OptionHelpText();
+  return usage.data();
+}
+
 struct spank_option kOption = {
     const_cast<char*>("dist-train"),  // NOLINT: spank.h wants char*
-    const_cast<char*>("OPTIONS"),
-    const_cast<char*>(
-        "Wire tasks for distributed training (MASTER_ADDR/PORT, RANK, "
-        "WORLD_SIZE, LOCAL_RANK, PET_*...). OPTIONS: comma-separated "
-        "mode=task|node, nproc=N|auto, verbose, quiet, on, off. "
-        "See dist-train's docs/user-guide.md."),
-    2,
-    0,
+    const_cast<char*>("OPTIONS"),     // arginfo
+    OptionUsage(),                    // usage
+    2,                                // has_arg: the value is optional
+    0,                                // val
     OnOption};
 
 int Init(spank_t sp, int ac, char** av) {
@@ -111,6 +118,7 @@ int Init(spank_t sp, int ac, char** av) {
 }  // namespace dist_train
 
 using dist_train::Guard;
+using dist_train::SlurmSpankHost;
 
 extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
   return Guard("init", [&] { return dist_train::Init(sp, ac, av); });
@@ -119,23 +127,41 @@ extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
 extern "C" int slurm_spank_init_post_opt(spank_t sp, int /*ac*/,
                                          char** /*av*/) {
   return Guard("init_post_opt", [&] {
-    switch (spank_context()) {
+    SlurmSpankHost host(sp);
+    switch (host.Context()) {
       case S_CTX_ALLOCATOR:
-        return dist_train::SubmitPostOpt(sp, true);
+        return dist_train::SubmitPostOpt(host, true);
       case S_CTX_LOCAL:
-        return dist_train::SubmitPostOpt(sp, false);
+        return dist_train::SubmitPostOpt(host, false);
+      case S_CTX_REMOTE:
+        return dist_train::StepdInitPostOpt(host);
       default:
         return 0;
     }
   });
 }
 
+extern "C" int slurm_spank_local_user_init(spank_t sp, int /*ac*/,
+                                           char** /*av*/) {
+  return Guard("local_user_init", [&] {
+    SlurmSpankHost host(sp);
+    return host.Context() == S_CTX_LOCAL ? dist_train::SrunLocalUserInit(host)
+                                         : 0;
+  });
+}
+
 extern "C" int slurm_spank_user_init(spank_t sp, int /*ac*/, char** /*av*/) {
-  return Guard("user_init", [&] { return dist_train::StepdUserInit(sp); });
+  return Guard("user_init", [&] {
+    SlurmSpankHost host(sp);
+    return dist_train::StepdUserInit(host);
+  });
 }
 
 extern "C" int slurm_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
-  return Guard("task_init", [&] { return dist_train::StepdTaskInit(sp); });
+  return Guard("task_init", [&] {
+    SlurmSpankHost host(sp);
+    return dist_train::StepdTaskInit(host);
+  });
 }
 
 // Defined so that Slurm calls init in the slurmd context too (pyxis

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "port.h"
-#include "signal_relay.h"
+#include "base/slurm_ids.h"
+#include "relay/signal_relay.h"
 #include "spank_env.h"
 
 namespace dist_train {
@@ -23,22 +23,20 @@ Proctrack ResolveProctrack(Proctrack configured) {
   return DetectProctrack(text.str());
 }
 
-// The admin's warning signals plus the job's DT_PREEMPT_SIGNAL when it is
-// one that can be a warning (TERM/INT keep their meaning).
-uint64_t WarningMask(spank_t sp, const PluginConfig& cfg) {
+}  // namespace
+
+uint64_t WarningMask(SpankHost& host, const PluginConfig& cfg) {
   uint64_t mask = cfg.warning_signals, job = 0;
   std::string value;
-  if (GetEnv(sp, "DT_PREEMPT_SIGNAL", &value) &&
+  if (GetEnv(host, "DT_PREEMPT_SIGNAL", &value) &&
       ParseWarningSignals(value, "", &job).ok()) {
     mask |= job;
   }
   return mask;
 }
 
-}  // namespace
-
-void MaybeStartRelay(spank_t sp, const PluginState& st, const SlurmInputs& in,
-                     bool verbose) {
+void MaybeStartRelay(SpankHost& host, const PluginState& st,
+                     const SlurmInputs& in, bool verbose) {
   if (!st.options.enabled || !st.config.signal_relay ||
       in.step_id == kBatchStepId) {
     return;
@@ -55,9 +53,9 @@ void MaybeStartRelay(spank_t sp, const PluginState& st, const SlurmInputs& in,
     }
     return;
   }
-  cfg.warning_mask = WarningMask(sp, st.config);
+  cfg.warning_mask = WarningMask(host, st.config);
   std::string relay_pid = std::to_string(getpid());
-  spank_setenv(sp, kRelayVar, relay_pid.c_str(), 1);
+  host.SetEnv(kRelayVar, relay_pid.c_str(), 1);
   if (verbose) {
     fprintf(stderr,
             "dist-train: task %u: warning signals %s go to every process of "
@@ -70,13 +68,13 @@ void MaybeStartRelay(spank_t sp, const PluginState& st, const SlurmInputs& in,
   pid_t relay = 0;
   Status s = StartSignalRelay(cfg, &relay);
   if (!s.ok()) {
-    spank_unsetenv(sp, kRelayVar);
+    host.UnsetEnv(kRelayVar);
     fprintf(stderr, "dist-train: warning: no preemption relay: %s\n",
             s.message().c_str());
     return;
   }
   // Only the child gets here: it becomes the task Slurm execs.
-  spank_setenv(sp, "SLURM_TASK_PID", std::to_string(getpid()).c_str(), 1);
+  host.SetEnv("SLURM_TASK_PID", std::to_string(getpid()).c_str(), 1);
 }
 
 }  // namespace dist_train

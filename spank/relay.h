@@ -2,8 +2,8 @@
 #ifndef DIST_TRAIN_SPANK_RELAY_H_
 #define DIST_TRAIN_SPANK_RELAY_H_
 
-#include "contract.h"
-#include "spank_api.h"
+#include "contract/contract.h"
+#include "spank_host.h"
 #include "state.h"
 
 namespace dist_train {
@@ -12,8 +12,12 @@ namespace dist_train {
 // task (lib/signal_relay.h) when the job uses --dist-train, the step is not
 // the batch step and the admin did not turn it off. Never fails the task:
 // when the relay cannot start, the task runs with Slurm's delivery.
-void MaybeStartRelay(spank_t sp, const PluginState& st, const SlurmInputs& in,
-                     bool verbose);
+void MaybeStartRelay(SpankHost& host, const PluginState& st,
+                     const SlurmInputs& in, bool verbose);
+
+// The admin's warning signals plus the job's DT_PREEMPT_SIGNAL when it is
+// one that can be a warning (TERM/INT keep their meaning).
+uint64_t WarningMask(SpankHost& host, const PluginConfig& cfg);
 
 }  // namespace dist_train
 

@@ -1,20 +1,45 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "spank_env.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace dist_train {
 
-bool GetEnv(spank_t sp, const char* name, std::string* out) {
-  constexpr size_t kMaxEnvValue = 1 << 20;
-  std::vector<char> buf(4096);
+size_t EnvValueCap(std::string_view name) {
+  constexpr std::string_view kNodeList = "NODELIST";
+  bool node_list = name.size() >= kNodeList.size() &&
+                   name.substr(name.size() - kNodeList.size()) == kNodeList;
+  return node_list ? kMaxNodeListEnvValue : kMaxEnvValue;
+}
+
+Status ReadEnv(SpankHost& host, const char* name,
+               std::optional<std::string>* out) {
+  out->reset();
+  const size_t cap = EnvValueCap(name);
+  // cap + 1: room for a value of exactly `cap` bytes and its NUL.
+  std::vector<char> buf(std::min<size_t>(4096, cap + 1));
   for (;;) {
     spank_err_t rc =
-        spank_getenv(sp, name, buf.data(), static_cast<int>(buf.size()));
-    if (rc == ESPANK_SUCCESS) return *out = buf.data(), true;
-    if (rc != ESPANK_NOSPACE || buf.size() >= kMaxEnvValue) return false;
-    buf.resize(buf.size() * 4);
+        host.GetEnv(name, buf.data(), static_cast<int>(buf.size()));
+    if (rc == ESPANK_SUCCESS) {
+      *out = std::string(buf.data());
+      return Status::OK();
+    }
+    if (rc != ESPANK_NOSPACE) return Status::OK();  // unset
+    if (buf.size() > cap) {
+      return Status::InvalidArgument(std::string(name) + " is longer than " +
+                                     std::to_string(cap) + " bytes (the cap)");
+    }
+    buf.resize(std::min(buf.size() * 4, cap + 1));
   }
+}
+
+bool GetEnv(SpankHost& host, const char* name, std::string* out) {
+  std::optional<std::string> value;
+  if (!ReadEnv(host, name, &value).ok() || !value) return false;
+  *out = std::move(*value);
+  return true;
 }
 
 }  // namespace dist_train

@@ -1,19 +1,38 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
-// Reading the job/task environment inside slurmstepd (spank_getenv).
+// Reading the job/task environment inside slurmstepd (spank_getenv). The
+// job's user sets these values, so each is read up to a cap: a longer one
+// is an error naming the variable, never truncated and never taken as unset.
 
 #ifndef DIST_TRAIN_SPANK_SPANK_ENV_H_
 #define DIST_TRAIN_SPANK_SPANK_ENV_H_
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 
-#include "spank_api.h"
+#include "dist_train/status.h"
+#include "spank_host.h"
 
 namespace dist_train {
 
-// The value of `name` in the job's environment; false when unset. Values up
-// to 1 MiB (long node lists) are read whole.
-bool GetEnv(spank_t sp, const char* name, std::string* out);
+// Node lists (names ending in NODELIST) may be long: 1 MiB.
+constexpr size_t kMaxNodeListEnvValue = size_t{1} << 20;
+// Every other value the plugin reads: 64 KiB.
+constexpr size_t kMaxEnvValue = size_t{64} << 10;
+
+// The cap for variable `name`: one of the two above.
+size_t EnvValueCap(std::string_view name);
+
+// The value of `name` in the job's environment, read whole; *out is empty
+// when it is unset. A value over EnvValueCap(name) bytes is an error:
+// "NAME is longer than CAP bytes (the cap)".
+Status ReadEnv(SpankHost& host, const char* name,
+               std::optional<std::string>* out);
+
+// Best effort: the value of `name`; false when it is unset or over the cap.
+bool GetEnv(SpankHost& host, const char* name, std::string* out);
 
 }  // namespace dist_train
 

@@ -8,10 +8,10 @@
 
 #include <string>
 
-#include "binding.h"
+#include "binding/binding.h"
+#include "binding/node_model.h"
+#include "contract/options.h"
 #include "dist_train/status.h"
-#include "node_model.h"
-#include "options.h"
 
 namespace dist_train {
 

@@ -2,14 +2,16 @@
 #include "stepd.h"
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/hostlist.h"
+#include "base/slurm_ids.h"
 #include "binder.h"
-#include "contract.h"
-#include "hostlist.h"
-#include "plan_report.h"
-#include "port.h"
+#include "binding/plan_report.h"
+#include "contract/contract.h"
+#include "contract/step_facts.h"
 #include "relay.h"
 #include "spank_env.h"
 #include "state.h"
@@ -18,30 +20,30 @@ namespace dist_train {
 namespace {
 
 template <typename T>
-Status GetItem(spank_t sp, spank_item_t item, const char* name, T* out) {
-  spank_err_t rc = spank_get_item(sp, item, out);
+Status GetItem(SpankHost& host, spank_item_t item, const char* name, T* out) {
+  spank_err_t rc = host.GetItem(item, out);
   if (rc == ESPANK_SUCCESS) return Status::OK();
   return Status::Unavailable(std::string("spank_get_item(") + name +
-                             "): " + spank_strerror(rc));
+                             "): " + host.StrError(rc));
 }
 
-Status GatherItems(spank_t sp, SlurmInputs* in) {
+Status GatherItems(SpankHost& host, SlurmInputs* in) {
   int local_id = 0;
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_ID, "S_JOB_ID", &in->job_id));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_STEPID, "S_JOB_STEPID", &in->step_id));
+  DT_RETURN_IF_ERROR(GetItem(host, S_JOB_ID, "S_JOB_ID", &in->job_id));
+  DT_RETURN_IF_ERROR(GetItem(host, S_JOB_STEPID, "S_JOB_STEPID", &in->step_id));
   DT_RETURN_IF_ERROR(
-      GetItem(sp, S_JOB_NNODES, "S_JOB_NNODES", &in->step_nnodes));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_NODEID, "S_JOB_NODEID", &in->node_id));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_LOCAL_TASK_COUNT,
+      GetItem(host, S_JOB_NNODES, "S_JOB_NNODES", &in->step_nnodes));
+  DT_RETURN_IF_ERROR(GetItem(host, S_JOB_NODEID, "S_JOB_NODEID", &in->node_id));
+  DT_RETURN_IF_ERROR(GetItem(host, S_JOB_LOCAL_TASK_COUNT,
                              "S_JOB_LOCAL_TASK_COUNT", &in->local_tasks));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_TOTAL_TASK_COUNT,
+  DT_RETURN_IF_ERROR(GetItem(host, S_JOB_TOTAL_TASK_COUNT,
                              "S_JOB_TOTAL_TASK_COUNT", &in->total_tasks));
-  DT_RETURN_IF_ERROR(GetItem(sp, S_TASK_ID, "S_TASK_ID", &local_id));
+  DT_RETURN_IF_ERROR(GetItem(host, S_TASK_ID, "S_TASK_ID", &local_id));
   DT_RETURN_IF_ERROR(
-      GetItem(sp, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID", &in->global_task_id));
+      GetItem(host, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID", &in->global_task_id));
   in->local_task_id = static_cast<uint32_t>(local_id);
   // Unknown CPUs per task only means no OMP_NUM_THREADS.
-  if (!GetItem(sp, S_STEP_CPUS_PER_TASK, "S_STEP_CPUS_PER_TASK",
+  if (!GetItem(host, S_STEP_CPUS_PER_TASK, "S_STEP_CPUS_PER_TASK",
                &in->cpus_per_task)
            .ok()) {
     in->cpus_per_task = 0;
@@ -49,24 +51,26 @@ Status GatherItems(spank_t sp, SlurmInputs* in) {
   return Status::OK();
 }
 
-void GatherEnv(spank_t sp, EnvMap* env) {
+Status GatherEnv(SpankHost& host, EnvMap* env) {
   for (const std::string& name : InputEnvNames()) {
-    std::string value;
-    if (GetEnv(sp, name.c_str(), &value)) (*env)[name] = value;
+    std::optional<std::string> value;
+    DT_RETURN_IF_ERROR(ReadEnv(host, name.c_str(), &value));
+    if (value) (*env)[name] = std::move(*value);
   }
+  return Status::OK();
 }
 
-Status ApplyPlan(spank_t sp, const EnvPlan& plan) {
+Status ApplyPlan(SpankHost& host, const EnvPlan& plan) {
   for (const std::string& name : plan.unset) {
-    spank_err_t rc = spank_unsetenv(sp, name.c_str());
+    spank_err_t rc = host.UnsetEnv(name.c_str());
     if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_NOEXIST) {
-      return Status::IOError("unset " + name + ": " + spank_strerror(rc));
+      return Status::IOError("unset " + name + ": " + host.StrError(rc));
     }
   }
   for (const auto& [name, value] : plan.set) {
-    spank_err_t rc = spank_setenv(sp, name.c_str(), value.c_str(), 1);
+    spank_err_t rc = host.SetEnv(name.c_str(), value.c_str(), 1);
     if (rc != ESPANK_SUCCESS) {
-      return Status::IOError("set " + name + ": " + spank_strerror(rc));
+      return Status::IOError("set " + name + ": " + host.StrError(rc));
     }
   }
   return Status::OK();
@@ -95,116 +99,133 @@ void Report(const PluginState& st, const EnvPlan& plan, const SlurmInputs& in,
   fflush(stderr);
 }
 
-Status LookupNodeAddr(spank_t sp, std::string* addr) {
-  uint32_t step_id = 0;
-  DT_RETURN_IF_ERROR(GetItem(sp, S_JOB_STEPID, "S_JOB_STEPID", &step_id));
-  const char* var =
-      step_id == kBatchStepId ? "SLURM_JOB_NODELIST" : "SLURM_STEP_NODELIST";
-  std::string list, first;
+// The first node of the step (of the job for the batch step).
+Status FirstStepNode(SpankHost& host, uint32_t step_id, std::string* first) {
+  std::string var = JobOrStepVar(step_id, "NODELIST");
+  std::optional<std::string> list;
   int count = 0;
-  if (!GetEnv(sp, var, &list)) {
-    return Status::NotFound(std::string(var) + " is not set");
+  DT_RETURN_IF_ERROR(ReadEnv(host, var.c_str(), &list));
+  if (!list) return Status::NotFound(var + " is not set");
+  return FirstHost(*list, var.c_str(), first, &count);
+}
+
+// The facts srun looked up for this step (DT_STEP_FACTS), when they are
+// there, well-formed and for this job.
+bool FactsFromSrun(SpankHost& host, uint32_t job_id, StepFacts* facts) {
+  std::string text;
+  if (!GetEnv(host, kStepFactsVar, &text)) return false;
+  Status s = ParseStepFacts(text, facts);
+  if (!s.ok()) {
+    host.Info("dist-train: ignored: " + s.message());
+    return false;
   }
-  DT_RETURN_IF_ERROR(FirstHost(list, var, &first, &count));
-  node_info_msg_t* info = nullptr;
-  if (slurm_load_node_single(&info, const_cast<char*>(first.c_str()),
-                             SHOW_ALL) != 0 ||
-      info == nullptr || info->record_count < 1 ||
-      info->node_array[0].node_addr == nullptr) {
-    if (info) slurm_free_node_info_msg(info);
-    return Status::Unavailable(
-        "master_addr=nodeaddr: cannot look up NodeAddr of " + first);
+  return facts->job_id == job_id;
+}
+
+Status ResolveStepFacts(SpankHost& host, PluginState* st) {
+  uint32_t job_id = 0, step_id = 0;
+  DT_RETURN_IF_ERROR(GetItem(host, S_JOB_ID, "S_JOB_ID", &job_id));
+  DT_RETURN_IF_ERROR(GetItem(host, S_JOB_STEPID, "S_JOB_STEPID", &step_id));
+  StepFacts facts;
+  bool from_srun = FactsFromSrun(host, job_id, &facts);
+  if (from_srun) {
+    st->job_end_time = facts.job_end_time;
+  } else {
+    // Best effort: without it DT_JOB_DEADLINE is just not set.
+    int64_t end = 0;
+    Status s = host.LoadJobEndTime(job_id, &end);
+    if (s.ok()) st->job_end_time = end;
+    if (!s.ok()) host.Info("dist-train: " + s.message());
   }
-  *addr = info->node_array[0].node_addr;
-  slurm_free_node_info_msg(info);
+  if (st->config.master_addr != AddrPolicy::kNodeAddr) return Status::OK();
+  std::string first;
+  DT_RETURN_IF_ERROR(FirstStepNode(host, step_id, &first));
+  if (from_srun && facts.node == first) {
+    st->first_node_addr = facts.node_addr;
+    return Status::OK();
+  }
+  Status s = host.LoadNodeAddr(first, &st->first_node_addr);
+  if (!s.ok())
+    return Status::Unavailable("master_addr=nodeaddr: " + s.message());
   return Status::OK();
 }
 
 // A step without --dist-train (e.g. carry_to_steps=no, or a job submitted
 // from inside a dist-train job) must not run with values an enclosing step
 // exported: remove those that are unchanged. Never fails the task.
-int RemoveInherited(spank_t sp) {
+int RemoveInherited(SpankHost& host) {
   std::string record;
-  if (!GetEnv(sp, kExportedVar, &record)) return 0;
+  if (!GetEnv(host, kExportedVar, &record)) return 0;
   SlurmInputs in;
-  GatherEnv(sp, &in.env);
   JobOptions off;
   off.enabled = false;
   EnvPlan plan;
-  Status s = PlanTaskEnv(State().config, off, in, &plan);
-  if (s.ok()) s = ApplyPlan(sp, plan);
-  if (!s.ok()) slurm_info("dist-train: %s", s.message().c_str());
+  Status s = GatherEnv(host, &in.env);
+  if (s.ok()) s = PlanTaskEnv(State().config, off, in, &plan);
+  if (s.ok()) s = ApplyPlan(host, plan);
+  if (!s.ok()) host.Info("dist-train: " + s.message());
   return 0;
 }
 
-// The job's end time as slurmctld has it now (after requeues and TimeLimit
-// updates); 0 when unknown or unlimited. Best effort: never an error.
-int64_t JobEndTime(spank_t sp) {
-  uint32_t job_id = 0;
-  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS) return 0;
-  job_info_msg_t* info = nullptr;
-  if (slurm_load_job(&info, job_id, SHOW_ALL) != 0 || info == nullptr) return 0;
-  int64_t end = 0;
-  for (uint32_t i = 0; i < info->record_count; ++i) {
-    const slurm_job_info_t& j = info->job_array[i];
-    if (j.job_id == job_id && j.time_limit != INFINITE && j.end_time > 0)
-      end = static_cast<int64_t>(j.end_time);
-  }
-  slurm_free_job_info_msg(info);
-  return end;
-}
-
-int Fail(const SlurmInputs& in, const Status& s) {
-  slurm_error("dist-train: task %u of step %u.%u: %s", in.global_task_id,
-              in.job_id, in.step_id, s.message().c_str());
+int Fail(SpankHost& host, const SlurmInputs& in, const Status& s) {
+  host.Error("dist-train: task " + std::to_string(in.global_task_id) +
+             " of step " + std::to_string(in.job_id) + "." +
+             std::to_string(in.step_id) + ": " + s.message());
   fprintf(stderr, "dist-train: error: %s\n", s.message().c_str());
   return -1;
 }
 
 }  // namespace
 
-int StepdUserInit(spank_t sp) {
+int StepdInitPostOpt(SpankHost& host) {
   PluginState& st = State();
-  if (!spank_remote(sp) || !st.option_given || !st.options.enabled ||
+  if (!st.option_given || !st.options.enabled || !st.deferred.ok()) return 0;
+  st.deferred = ResolveStepFacts(host, &st);
+  return 0;
+}
+
+// No libslurm RPC from here on: since Slurm 23.02 slurmstepd holds its auth
+// lock for writing while user_init runs, and an RPC kills it.
+int StepdUserInit(SpankHost& host) {
+  PluginState& st = State();
+  if (!host.Remote() || !st.option_given || !st.options.enabled ||
       !st.deferred.ok()) {
     return 0;
   }
-  if (st.config.master_addr == AddrPolicy::kNodeAddr) {
-    st.deferred = LookupNodeAddr(sp, &st.first_node_addr);
-  }
-  st.job_end_time = JobEndTime(sp);
   // The batch step is the job script itself (and whatever it runs without
   // srun): binding it like one rank would confine it to GPU 0's CPUs.
   uint32_t step_id = 0;
-  spank_get_item(sp, S_JOB_STEPID, &step_id);
+  host.GetItem(S_JOB_STEPID, &step_id);
   if (st.options.mode.value_or(st.config.default_mode) == Mode::kTask &&
       step_id != kBatchStepId) {
-    PrepareBinding(sp, &st);
+    PrepareBinding(host, &st);
   }
   return 0;
 }
 
-int StepdTaskInit(spank_t sp) {
+int StepdTaskInit(SpankHost& host) {
   PluginState& st = State();
-  if (!spank_remote(sp)) return 0;
-  if (!st.option_given) return st.deferred.ok() ? RemoveInherited(sp) : 0;
+  if (!host.Remote()) return 0;
+  // srun's lookups are for the slurmstepds, not for the program.
+  host.UnsetEnv(kStepFactsVar);
+  if (!st.option_given) return st.deferred.ok() ? RemoveInherited(host) : 0;
   SlurmInputs in;
   EnvPlan plan;
   Status s = st.deferred;
-  if (s.ok()) s = GatherItems(sp, &in);
+  if (s.ok()) s = GatherItems(host, &in);
+  if (s.ok()) s = GatherEnv(host, &in.env);
   if (s.ok()) {
-    GatherEnv(sp, &in.env);
     in.first_node_addr = st.first_node_addr;
     in.job_end_time = st.job_end_time;
-    in.binding = RankBindingEnv(sp, st, in.local_task_id);
+    in.binding = RankBindingEnv(host, st, in.local_task_id);
     s = PlanTaskEnv(st.config, st.options, in, &plan);
   }
-  if (s.ok()) s = ApplyPlan(sp, plan);
-  if (!s.ok()) return Fail(in, s);
+  if (s.ok()) s = ApplyPlan(host, plan);
+  if (!s.ok()) return Fail(host, in, s);
   std::string affinity_warning =
       st.options.enabled ? ApplyAffinity(st, in.local_task_id) : "";
   Report(st, plan, in, affinity_warning);
-  MaybeStartRelay(sp, st, in, plan.verbose);  // forks: keep it last
+  MaybeStartRelay(host, st, in, plan.verbose);  // forks: keep it last
   return 0;
 }
 

@@ -6,17 +6,22 @@
 #ifndef DIST_TRAIN_SPANK_STEPD_H_
 #define DIST_TRAIN_SPANK_STEPD_H_
 
-#include "spank_api.h"
+#include "spank_host.h"
 
 namespace dist_train {
 
 // Once per step per node, before any task forks. Never fails (a failure
 // here would drain the node for batch steps); errors are deferred.
-int StepdUserInit(spank_t sp);
+// Remote init_post_opt: still root, before slurmstepd drops privileges,
+// the only remote hook where a libslurm RPC is safe. Takes srun's step facts
+// or, where srun gave none (the batch step), looks them up itself.
+int StepdInitPostOpt(SpankHost& host);
+
+int StepdUserInit(SpankHost& host);
 
 // Once per task, in the task's process just before exec, as the user.
 // A non-zero return fails the task (it does not drain the node).
-int StepdTaskInit(spank_t sp);
+int StepdTaskInit(SpankHost& host);
 
 }  // namespace dist_train
 

@@ -7,13 +7,18 @@
 #ifndef DIST_TRAIN_SPANK_SUBMIT_H_
 #define DIST_TRAIN_SPANK_SUBMIT_H_
 
-#include "spank_api.h"
+#include "spank_host.h"
 
 namespace dist_train {
 
 // Carries the option to every srun of the job (allocator only) and makes
 // sure the job has a DT_JOB_TOKEN. Returns 0 or -1 (command fails).
-int SubmitPostOpt(spank_t sp, bool allocator);
+int SubmitPostOpt(SpankHost& host, bool allocator);
+
+// srun, after the step is created and before it is launched: looks up once
+// for the whole step what every node needs from slurmctld (step_facts.h)
+// and exports it to the step. Never fails srun.
+int SrunLocalUserInit(SpankHost& host);
 
 }  // namespace dist_train
 

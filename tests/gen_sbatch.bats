@@ -1,10 +1,13 @@
 #!/usr/bin/env bats
 # gen-sbatch without a cluster: golden scripts for every template and option
-# family, each passing bash -n and shellcheck; CLI behaviour and exit codes.
+# family, each passing bash -n and shellcheck; CLI behaviour and exit codes;
+# hostile input (issue #12). DT_TEST_BUILD names the build directory.
+
+bats_require_minimum_version 1.5.0
 
 setup() {
   REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-  GEN="$REPO/build/tools/gen-sbatch"
+  GEN="${DT_TEST_BUILD:-$REPO/build}/tools/gen-sbatch"
   CASES="$REPO/tests/gen-sbatch"
   cd "$CASES"
 }
@@ -97,4 +100,119 @@ setup() {
   run "$GEN" torchrun.yaml --template "$BATS_TEST_TMPDIR/v.sbatch"
   [ "$status" -eq 1 ]
   [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/v.sbatch:2: a command comes before the #SBATCH lines (sbatch would ignore them)" ]
+}
+
+# ---- hostile input (issue #12): errors, never a hang, a crash or all memory.
+# Each runs under a memory ulimit and a timeout far above what it needs.
+
+# Runs gen-sbatch with at most 1 GB of address space and 60 s.
+bounded() {
+  run bash -c 'ulimit -v 1000000; exec timeout 60 "$@"' bounded "$GEN" "$@"
+}
+
+@test "hostile YAML: ',a:' (yaml-cpp 0.7 loops on it), deep nesting and alias bombs are errors" {
+  printf ',a:' >"$BATS_TEST_TMPDIR/comma.yaml"
+  bounded "$BATS_TEST_TMPDIR/comma.yaml"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [[ $output == "gen-sbatch: $BATS_TEST_TMPDIR/comma.yaml:"* ]]
+  # yaml-cpp 0.7 (Debian 12) loops; newer releases report it their own way
+  if [[ $(dpkg-query -W -f '${Version}' libyaml-cpp0.7 2>/dev/null) == 0.7.* ]]; then
+    [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/comma.yaml:1:1: YAML syntax error: unexpected ','" ]
+  fi
+  head -c 100000 /dev/zero | tr '\0' '[' >"$BATS_TEST_TMPDIR/deep.yaml"
+  bounded "$BATS_TEST_TMPDIR/deep.yaml"
+  [ "$status" -eq 1 ]
+  [[ "$output" == "gen-sbatch: $BATS_TEST_TMPDIR/deep.yaml:1:"*": YAML nested too deeply ("* ]]
+  {
+    echo 'l0: &l0 [lol]'
+    for i in 1 2 3 4 5 6 7 8 9; do
+      echo "l$i: &l$i [*l$((i - 1)), *l$((i - 1)), *l$((i - 1)), *l$((i - 1)), *l$((i - 1)), *l$((i - 1)), *l$((i - 1)), *l$((i - 1)), *l$((i - 1)), *l$((i - 1))]"
+    done
+    echo 'launch: {command: *l9}'
+  } >"$BATS_TEST_TMPDIR/laughs.yaml"
+  bounded "$BATS_TEST_TMPDIR/laughs.yaml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/laughs.yaml: with its aliases expanded the YAML document holds more than 1000000 values or 4194304 bytes of text" ]
+}
+
+@test "inputs over 1 MiB are refused naming the file and the cap" {
+  { echo 'launch: {command: [a]}'; printf '# %01048576d\n' 0; } >"$BATS_TEST_TMPDIR/big.yaml"
+  bounded "$BATS_TEST_TMPDIR/big.yaml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/big.yaml: larger than the 1048576-byte limit for a gen-sbatch input" ]
+  bounded /dev/zero
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: /dev/zero: larger than the 1048576-byte limit for a gen-sbatch input" ]
+  bounded torchrun.yaml --template /dev/zero
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: /dev/zero: larger than the 1048576-byte limit for a gen-sbatch input" ]
+}
+
+@test "a sweep over 100000 points is refused with its count; 100000 render within bounds" {
+  cat >"$BATS_TEST_TMPDIR/huge.yaml" <<'YAML'
+launch: {command: [python3, train.py]}
+sweep:
+  range: {a: {start: 0, stop: 1000}, b: {start: 0, stop: 100}, c: {start: 0, stop: 100}}
+YAML
+  bounded "$BATS_TEST_TMPDIR/huge.yaml" -o "$BATS_TEST_TMPDIR/huge.sh"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: sweep has 10000000 points; the limit is 100000" ]
+  [ ! -e "$BATS_TEST_TMPDIR/huge.sh" ]
+  cat >"$BATS_TEST_TMPDIR/max.yaml" <<'YAML'
+launch: {command: [python3, train.py]}
+sweep:
+  range: {a: {start: 0, stop: 1000}, b: {start: 0, stop: 100}}
+  pass_as: both
+YAML
+  mkdir "$BATS_TEST_TMPDIR/max"
+  bounded "$BATS_TEST_TMPDIR/max.yaml" -o "$BATS_TEST_TMPDIR/max/s.sh"
+  [ "$status" -eq 0 ]
+  [ "$(find "$BATS_TEST_TMPDIR/max" -type f | wc -l)" -eq 100 ]
+  grep -q '^  99999) export a=999 b=99; dt_args=(--a=999 --b=99) ;;$' "$BATS_TEST_TMPDIR/max/s.sh.99"
+  for f in "$BATS_TEST_TMPDIR"/max/*; do bash -n "$f"; done
+  bounded "$BATS_TEST_TMPDIR/max.yaml" -o "$BATS_TEST_TMPDIR/max/s.sh" --set sweep.max_array_size=99
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: the sweep has 100000 points: with MaxArraySize 99 it needs 1011 job arrays; the limit is 1000" ]
+}
+
+@test "a sweep value holding {value} is inserted once, literally" {
+  cat >"$BATS_TEST_TMPDIR/loop.yaml" <<'YAML'
+launch: {command: [python3, train.py]}
+sweep:
+  grid: {lr: ['{value}', 'x{value}{name}']}
+  pass_as: both
+YAML
+  bounded "$BATS_TEST_TMPDIR/loop.yaml"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"  0) export lr='{value}'; dt_args=('--lr={value}') ;;"* ]]
+  [[ "$output" == *"  1) export lr='x{value}{name}'; dt_args=('--lr=x{value}{name}') ;;"* ]]
+  bash -n <<<"$output"
+}
+
+@test "a custom command's first word NAME=value runs as a program, never as an assignment" {
+  cat >"$BATS_TEST_TMPDIR/ld.yaml" <<'YAML'
+launch: {style: custom, command: [LD_PRELOAD=/nonexistent.so, echo, ran]}
+YAML
+  bounded "$BATS_TEST_TMPDIR/ld.yaml" -o "$BATS_TEST_TMPDIR/ld.sh"
+  [ "$status" -eq 0 ]
+  [ "$(tail -1 "$BATS_TEST_TMPDIR/ld.sh")" = "'LD_PRELOAD=/nonexistent.so' echo ran" ]
+  bash -n "$BATS_TEST_TMPDIR/ld.sh"
+  run -127 bash "$BATS_TEST_TMPDIR/ld.sh"
+  [ "$status" -eq 127 ]
+  [[ "$output" != *ran* ]]
+}
+
+@test "env: refuses the job's secret, the plugin's variables and Slurm's, naming key and line" {
+  printf 'launch: {command: [a]}\nenv:\n  MSG: hi\n  DT_JOB_TOKEN: s3cret\n' >"$BATS_TEST_TMPDIR/tok.yaml"
+  bounded "$BATS_TEST_TMPDIR/tok.yaml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/tok.yaml:4:3: env.DT_JOB_TOKEN: 'DT_JOB_TOKEN' is reserved: DT_* belong to dist-train (DT_JOB_TOKEN is the job's secret and must not be stored in the script)" ]
+  printf 'launch: {command: [a]}\nenv: {MASTER_PORT: 29500}\n' >"$BATS_TEST_TMPDIR/port.yaml"
+  bounded "$BATS_TEST_TMPDIR/port.yaml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/port.yaml:2:7: env.MASTER_PORT: 'MASTER_PORT' is reserved: dist-train's plugin sets it for every step" ]
+  bounded torchrun.yaml --set env.SLURM_JOB_ID=1
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: --set env.SLURM_JOB_ID: env.SLURM_JOB_ID: 'SLURM_JOB_ID' is reserved: SLURM_* are Slurm's" ]
 }

@@ -25,6 +25,15 @@ setup() {
   [ "$(printf '%s\n' "${lines[@]}" | sort | tr '\n' '|')" = "[0] 0/3 local 0/3 node 0/1 127.0.0.1 64|[1] 1/3 local 1/3 node 0/1 127.0.0.1 64|[2] 2/3 local 2/3 node 0/1 127.0.0.1 64|" ]
 }
 
+@test "the last words of a worker that exits right after writing them are never lost" {
+  # A worker's final output can still be in its pipe when dt-run reaps it.
+  for i in $(seq 40); do
+    "$RUN" --standalone --nproc 4 -- sh -c 'seq 1000; echo "last of $RANK"' >"$BATS_TEST_TMPDIR/out.$i"
+  done
+  [ "$(cat "$BATS_TEST_TMPDIR"/out.* | grep -c '^\[[0-3]\] last of [0-3]$')" -eq 160 ]
+  [ "$(cat "$BATS_TEST_TMPDIR"/out.* | grep -c '^\[[0-3]\] 1000$')" -eq 160 ]
+}
+
 @test "the trainer converges, and 4 ranks give the 1-rank result" {
   run "$RUN" --standalone --nproc 1 -- "$REPO/build/examples/train_linear" 7
   [ "$status" -eq 0 ]

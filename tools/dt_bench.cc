@@ -42,6 +42,11 @@ double SinceProcessStart() {
          static_cast<double>(start_ticks) / sysconf(_SC_CLK_TCK);
 }
 
+int Failed(const dist_train::Status& s) {
+  fprintf(stderr, "dt-bench: %s\n", s.ToString().c_str());
+  return 1;
+}
+
 double Now() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -92,8 +97,9 @@ int main(int argc, char** argv) {
     return s.ok() && one == n ? 0 : 1;
   }
   double slowest = ready;
-  comm->AllReduce(&ready, &slowest, 1, dist_train::DataType::kFloat64,
-                  dist_train::ReduceOp::kMax);
+  s = comm->AllReduce(&ready, &slowest, 1, dist_train::DataType::kFloat64,
+                      dist_train::ReduceOp::kMax);
+  if (!s.ok()) return Failed(s);
   if (r == 0) {
     printf(
         "# dt-bench: %d ranks; process start to communicator ready: %.3f s "
@@ -110,27 +116,27 @@ int main(int argc, char** argv) {
     for (int it = 0; it < warmup + iters; ++it) {
       for (size_t i = 0; i < count; ++i)
         buf[i] = static_cast<float>((r + 1) * (i % 13));
-      comm->Barrier();
+      s = comm->Barrier();
+      if (!s.ok()) return Failed(s);
       double t0 = Now();
       s = comm->AllReduce(buf.data(), buf.data(), count,
                           dist_train::DataType::kFloat32,
                           dist_train::ReduceOp::kSum);
       if (it >= warmup) t += Now() - t0;
-      if (!s.ok()) {
-        fprintf(stderr, "dt-bench: %s\n", s.ToString().c_str());
-        return 1;
-      }
+      if (!s.ok()) return Failed(s);
     }
     int wrong = 0;
     float factor = static_cast<float>(n * (n + 1) / 2);
     for (size_t i = 0; i < count; ++i)
       wrong += buf[i] != factor * static_cast<float>(i % 13);
     int all_wrong = 0;
-    comm->AllReduce(&wrong, &all_wrong, 1, dist_train::DataType::kInt32,
-                    dist_train::ReduceOp::kSum);
+    s = comm->AllReduce(&wrong, &all_wrong, 1, dist_train::DataType::kInt32,
+                        dist_train::ReduceOp::kSum);
+    if (!s.ok()) return Failed(s);
     double worst = t / iters, mean_t = 0;
-    comm->AllReduce(&worst, &mean_t, 1, dist_train::DataType::kFloat64,
-                    dist_train::ReduceOp::kMax);
+    s = comm->AllReduce(&worst, &mean_t, 1, dist_train::DataType::kFloat64,
+                        dist_train::ReduceOp::kMax);
+    if (!s.ok()) return Failed(s);
     double algbw = bytes / mean_t / 1e9, busbw = algbw * 2 * (n - 1) / n;
     if (r == 0)
       printf("  %12zu %10.1f %12.3f %12.3f %8d\n", bytes, mean_t * 1e6, algbw,

@@ -16,22 +16,24 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "binding.h"
-#include "binding_env.h"
+#include "binding/binding.h"
+#include "binding/binding_env.h"
+#include "binding/topology.h"
+#include "contract/token.h"
 #include "dist_train/preemption.h"
-#include "group_exit.h"
-#include "runtime_env.h"
-#include "signal_relay.h"
-#include "token.h"
-#include "topology.h"
-#include "wire.h"
-#include "worker_env.h"
+#include "launcher/group_exit.h"
+#include "launcher/pipe_drain.h"
+#include "launcher/worker_env.h"
+#include "relay/signal_relay.h"
+#include "runtime/runtime_env.h"
+#include "runtime/wire.h"
 
 namespace dist_train {
 namespace {
@@ -155,6 +157,30 @@ struct Signals {
   bool warned = false;       // USR1 or USR2 (a preemption warning)
 };
 
+// What a worker wrote just before it exited may still be in its pipes when
+// it is reaped: read every pipe to the end, all at once, for at most
+// kDrainGrace after the last worker exited (a worker's own child may hold a
+// pipe open or keep writing). Every stream ends with a newline.
+void DrainOutput(std::vector<Worker>* ws) {
+  std::vector<int> fds;
+  for (Worker& w : *ws) fds.insert(fds.end(), {w.fds[0], w.fds[1]});
+  size_t cut =
+      DrainToEnd(&fds, std::chrono::steady_clock::now() + kDrainGrace,
+                 [ws](size_t i, const char* data, size_t len) {
+                   Worker& w = (*ws)[i / 2];
+                   Emit(&w, static_cast<int>(i % 2),
+                        data != nullptr ? data : "", len, data == nullptr);
+                 });
+  for (Worker& w : *ws) {
+    for (int s = 0; s < 2; ++s) Emit(&w, s, "", 0, true), w.fds[s] = -1;
+  }
+  if (cut > 0)
+    Log(std::to_string(cut) + " output pipe(s) still open " +
+        std::to_string(kDrainGrace.count()) +
+        " ms after the last worker exited (a worker's child holds them); "
+        "not waiting for them");
+}
+
 // Runs one group until every worker has exited; collects their exit codes.
 GroupOutcome RunGroup(std::vector<Worker>* ws, Signals* sigs) {
   std::vector<int> codes;
@@ -220,17 +246,13 @@ GroupOutcome RunGroup(std::vector<Worker>* ws, Signals* sigs) {
       Forward(ws, SIGKILL),
           kill_at = std::chrono::steady_clock::time_point::max();
   }
-  for (Worker& w : *ws) {
-    for (int& fd : w.fds) {
-      if (fd >= 0) close(fd), fd = -1;
-    }
-  }
+  DrainOutput(ws);
   return SummarizeGroup(codes, sigs->warned);
 }
 
 Status Standalone(int nproc, NodeContract* node) {
   int fd = -1, port = 0;
-  DT_RETURN_IF_ERROR(Listen(0, &fd, &port));
+  DT_RETURN_IF_ERROR(Listen(0, &fd, &port, "127.0.0.1"));
   close(fd);
   *node = NodeContract{"127.0.0.1", port, 1, 0, nproc > 0 ? nproc : 1};
   if (getenv(kTokenVar) == nullptr) {

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <string>
 
-#include "binding.h"
-#include "plan_report.h"
-#include "topology.h"
+#include "binding/binding.h"
+#include "binding/plan_report.h"
+#include "binding/topology.h"
 
 namespace dist_train {
 namespace {
@@ -45,7 +45,10 @@ int Run(const Args& a) {
   NodeModel model;
   BindRequest req;
   BindPlan plan;
-  Status s = LoadNodeModel(a.topology, &model);
+  // A file from anywhere: hwloc parses it in a child first (it crashes on
+  // some malformed XML), so a crash is reported as an error.
+  Status s = a.topology.empty() ? LoadNodeModel("", &model)
+                                : LoadNodeModelIsolated(a.topology, &model);
   if (s.ok()) s = BuildRequest(a, model, &req);
   if (s.ok()) s = PlanBinding(model, req, &plan);
   if (!s.ok()) {

@@ -9,21 +9,19 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <new>
 #include <string>
 
-extern "C" {
-#include <slurm/slurm.h>
-}
-
-#include "job_spec.h"
-#include "sbatch_script.h"
-#include "sweep.h"
+#include "base/slurm_compat.h"
+#include "jobgen/input_file.h"
+#include "jobgen/job_spec.h"
+#include "jobgen/sbatch_script.h"
+#include "jobgen/sweep.h"
 
 namespace dist_train {
 namespace {
 
-constexpr size_t kMaxSweepPoints = 10000000;
+// The most job arrays one sweep is split into.
 constexpr size_t kMaxParts = 1000;
 
 struct Args {
@@ -31,15 +29,6 @@ struct Args {
   std::vector<std::string> sets;
   bool submit = false, dry_run = false, list_sweep = false;
 };
-
-Status ReadFile(const std::string& path, std::string* text) {
-  std::ifstream f(path);
-  if (!f) return Status::NotFound(path + ": cannot read the file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  *text = ss.str();
-  return Status::OK();
-}
 
 std::string TemplateDir() {
   std::string installed = DT_TEMPLATE_DIR;
@@ -56,20 +45,15 @@ Status LoadTemplate(const Args& a, const JobSpec& spec, std::string* name,
   *name = !a.template_file.empty()
               ? a.template_file
               : TemplateDir() + "/" + LaunchStyleName(spec.style) + ".sbatch";
-  return ReadFile(*name, text);
+  return ReadInputFile(*name, kMaxInputBytes, text);
 }
 
-// The cluster's MaxArraySize when --submit talks to it (and a Slurm
+// The cluster's MaxArraySize when --submit talks to it (only when a Slurm
 // configuration exists: libslurm would otherwise retry for a minute).
 void QueryMaxArraySize(JobSpec* spec) {
-  if (getenv("SLURM_CONF") == nullptr &&
-      access("/etc/slurm/slurm.conf", R_OK) != 0)
-    return;
-  slurm_conf_t* conf = nullptr;
-  if (slurm_load_ctl_conf(0, &conf) == 0 && conf != nullptr) {
-    if (conf->max_array_sz > 0) spec->max_array_size = conf->max_array_sz;
-    slurm_free_ctl_conf(conf);
-  }
+  uint32_t max = 0;
+  if (SlurmInitOnce().ok() && LoadMaxArraySize(&max).ok() && max > 0)
+    spec->max_array_size = max;
 }
 
 Status Submit(const std::string& script, const std::string& extra,
@@ -124,6 +108,13 @@ Status Run(const Args& a) {
   if (submit) QueryMaxArraySize(&spec);
   std::vector<ScriptPart> parts =
       SplitSweep(points.size(), spec.max_array_size);
+  if (parts.size() > kMaxParts) {
+    return Status::InvalidArgument(
+        "the sweep has " + std::to_string(points.size()) +
+        " points: with MaxArraySize " + std::to_string(spec.max_array_size) +
+        " it needs " + std::to_string(parts.size()) +
+        " job arrays; the limit is " + std::to_string(kMaxParts));
+  }
   if (parts.size() > 1 && a.output.empty() && !submit) {
     return Status::InvalidArgument(
         "the sweep has " + std::to_string(points.size()) +
@@ -185,7 +176,12 @@ int main(int argc, char** argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
-  dist_train::Status s = dist_train::Run(a);
+  dist_train::Status s;
+  try {
+    s = dist_train::Run(a);
+  } catch (const std::bad_alloc&) {
+    s = dist_train::Status::InvalidArgument("out of memory");
+  }
   if (!s.ok()) {
     fprintf(stderr, "gen-sbatch: %s\n", s.message().c_str());
     return 1;

@@ -22,15 +22,18 @@
 #include <memory>
 #include <string>
 
+#include "dist_train/export.h"
 #include "dist_train/status.h"
 
 namespace dist_train {
+
+class CommunicatorImpl;  // the library's own (lib/runtime/communicator_impl.h)
 
 enum class DataType { kFloat32, kFloat64, kInt32, kInt64, kBFloat16, kFloat16 };
 enum class ReduceOp { kSum, kMin, kMax, kAvg };
 
 // Size in bytes of one element.
-size_t DataTypeSize(DataType type);
+DT_EXPORT size_t DataTypeSize(DataType type);
 
 // Explicit settings; every field left at its default is taken from the
 // environment (see docs/runtime.md for the variables and their order).
@@ -57,7 +60,7 @@ struct Options {
   std::string local_addr;
 };
 
-class Communicator {
+class DT_EXPORT Communicator {
  public:
   // Rendezvous with every rank and connect the ring. Errors name the
   // variable that was wrong or the peer that failed.
@@ -85,11 +88,9 @@ class Communicator {
                        DataType type, ReduceOp op);
   Status Barrier();
 
-  struct Impl;
-
  private:
-  explicit Communicator(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
+  explicit Communicator(std::unique_ptr<CommunicatorImpl> impl);
+  std::unique_ptr<CommunicatorImpl> impl_;
 };
 
 }  // namespace dist_train

@@ -13,9 +13,11 @@
 #include <string>
 #include <utility>
 
+#include "dist_train/export.h"
+
 namespace dist_train {
 
-class Status {
+class [[nodiscard]] DT_EXPORT Status {
  public:
   enum class Code {
     kOk = 0,
@@ -60,6 +62,11 @@ class Status {
   const std::string& message() const { return message_; }
   // "OK" or "<code name>: <message>", for logs.
   std::string ToString() const;
+
+  // Statuses must be looked at ([[nodiscard]]); this says, where a failure
+  // changes nothing (a goodbye to a peer that may be gone), that it was
+  // ignored on purpose.
+  void IgnoreError() const {}
 
  private:
   Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}

@@ -15,6 +15,15 @@ require_cluster() {
   id "$DT_USER" >/dev/null 2>&1 || skip "user $DT_USER does not exist"
 }
 
+# The release of the cluster's Slurm ("24.11"), and release_at_least X.Y:
+# for expectations that differ between releases (never a silent skip).
+slurm_release() { scontrol --version | sed -n 's/^slurm[-a-z]* \([0-9]*\)\.\([0-9]*\)\..*/\1.\2/p'; }
+release_at_least() {
+  local have
+  have=$(slurm_release)
+  [[ $(printf '%s\n%s\n' "$1" "$have" | sort -V | head -1) == "$1" ]]
+}
+
 # A fresh output folder the job user owns, with the task helpers in it.
 make_outdir() {
   OUT=$(mktemp -d /tmp/dt-e2e.XXXXXX)

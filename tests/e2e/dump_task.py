@@ -26,7 +26,10 @@ def main():
         allowed = [l.split(":", 1)[1].strip() for l in f if l.startswith("Cpus_allowed_list")][0]
     rec = {"host": socket.gethostname(), "env": env, "master_ip": master_ip,
            "cpus_allowed": allowed}
-    name = "%s.%s.%s.json" % (env.get("SLURM_JOB_ID"), env.get("SLURM_STEP_ID", "batch"),
+    # The batch script has no SLURM_STEP_ID before Slurm 26.05, -5 from it.
+    step = env.get("SLURM_STEP_ID", "batch")
+    step = "batch" if step in ("-5", "4294967291") else step
+    name = "%s.%s.%s.json" % (env.get("SLURM_JOB_ID"), step,
                               env.get("SLURM_PROCID", "0"))
     with open(os.path.join(out_dir, name), "w") as f:
         json.dump(rec, f)

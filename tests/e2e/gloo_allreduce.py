@@ -8,6 +8,18 @@ import os
 import torch
 import torch.distributed as dist
 
+# Debian 13+'s torch is built without libuv, which torch >= 2.4 asks for by
+# default (docs/user-guide.md). USE_LIBUV=0 reaches env:// stores, but the
+# client store of a worker under torchrun ignores it: give it the legacy one.
+os.environ.setdefault("USE_LIBUV", "0")
+if os.environ["USE_LIBUV"] == "0" and int(torch.__version__.split(".")[0]) >= 2:
+    import importlib
+
+    # (not `import ... as`: torch.distributed.rendezvous is also a function)
+    rendezvous = importlib.import_module("torch.distributed.rendezvous")
+    _TCPStore = rendezvous.TCPStore
+    rendezvous.TCPStore = lambda *a, **kw: _TCPStore(*a, **{**kw, "use_libuv": False})
+
 dist.init_process_group("gloo", init_method="env://",
                         timeout=datetime.timedelta(seconds=60))
 rank, world = dist.get_rank(), dist.get_world_size()

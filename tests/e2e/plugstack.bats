@@ -41,7 +41,11 @@ EOS
   grep -q "\"MASTER_ADDR\": \"$addr\"" "$OUT/$JOB.batch.0.json"
   want=$((30000 + (JOB * 32 + 31) % 1000))
   grep -q "\"MASTER_PORT\": \"$want\"" "$OUT/$JOB.batch.0.json"
-  grep -q '"NNODES": "1"' "$OUT/$JOB.batch.0.json"
+  # mode=node: the script of a 2-node job is neither launcher (#14).
+  run grep -q '"NNODES"' "$OUT/$JOB.batch.0.json"
+  [ "$status" -ne 0 ]
+  grep -q "^dist-train: the batch script is not one of this job's 2 node launchers" \
+    "$OUT/slurm-$JOB.out"
 }
 
 @test "master_addr_suffix is appended to the hostname" {
@@ -101,4 +105,46 @@ EOS
   run grep -l '"DT_CPUS"' "$OUT/$JOB".0.*.json
   [ "$status" -ne 0 ]
   grep -q '"RANK": "3"' "$OUT/$JOB.0.3.json"
+}
+
+# What Slurm itself does with a plugin built for another release (the
+# table in docs/admin-guide.md): a copy of our plugin that claims 21.08.
+@test "a plugin of another Slurm release: required fails every srun and sbatch, optional only --dist-train" {
+  make -C "$DT_REPO" -s other-release-plugin >/dev/null
+  other=$DT_CLUSTER_DIR/plugins/spank_dist_train_2108.so
+  cp "$DT_REPO/build/tests/spank_dist_train_2108.so" "$other"
+  echo "required $other" >"$PLUGSTACK"
+  run as_user bash -c "cd '$OUT' && srun -N1 true"
+  echo "required, srun: exit $status: $output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"Incompatible"* ]]
+  run as_user bash -c "cd '$OUT' && sbatch --wrap true"
+  echo "required, sbatch: exit $status: $output"
+  [ "$status" -ne 0 ]
+  echo "optional $other" >"$PLUGSTACK"
+  run as_user bash -c "cd '$OUT' && srun -N1 true"
+  echo "optional, srun: exit $status: $output"
+  [ "$status" -eq 0 ]
+  [[ $output == *"Incompatible"* ]]
+  run as_user bash -c "cd '$OUT' && srun -N1 --dist-train true"
+  echo "optional, srun --dist-train: exit $status: $output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"unrecognized option"* ]]
+  rm -f "$other"
+}
+
+@test "a required plugin of another Slurm release keeps slurmd from starting" {
+  make -C "$DT_REPO" -s other-release-plugin >/dev/null
+  # A second, one-node cluster in private network and mount namespaces, so
+  # that it never meets the running one.
+  run timeout 90 unshare --net --mount --fork --propagation private bash -c '
+    mkdir -p /run/netns && mount -t tmpfs tmpfs /run/netns && ip link set lo up &&
+    DT_CLUSTER_DIR=/run/dt-other-release DT_CLUSTER_TIMEOUT=20 \
+      "$1/slurm-docker-cluster/local-cluster" up --nodes 1 --proctrack pgid \
+      --plugin "$1/build/tests/spank_dist_train_2108.so"' _ "$DT_REPO"
+  echo "$output"
+  [ "$status" -ne 0 ]
+  [[ $output == *"slurmd-node1 exited while waiting"* ]]
+  [[ $output == *"Incompatible"* ]]
+  [ ! -e /run/dt-other-release ]
 }

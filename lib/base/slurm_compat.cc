@@ -1,0 +1,132 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "base/slurm_compat.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+extern "C" {
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+}
+
+namespace dist_train {
+namespace {
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+slurm_step_id_t JobStepId(uint32_t job_id) {
+  slurm_step_id_t id = SLURM_STEP_ID_INITIALIZER;
+  id.job_id = job_id;
+  return id;
+}
+#define DT_JOB_ARG(id) JobStepId(id)
+#define DT_FREE_CTL_CONF slurm_free_conf
+#else
+#define DT_JOB_ARG(id) (id)
+#define DT_FREE_CTL_CONF slurm_free_ctl_conf
+#endif
+
+std::string SlurmError(int err) {
+  return std::string(slurm_strerror(err)) + " (errno " + std::to_string(err) +
+         ")";
+}
+
+// Where libslurm finds its configuration without DNS SRV lookups.
+const char* const kDefaultConfs[] = {"/etc/slurm/slurm.conf",
+                                     "/run/slurm/conf/slurm.conf"};
+
+Status FindConfig() {
+  const char* env = getenv("SLURM_CONF");
+  if (env != nullptr && *env != '\0') {
+    if (access(env, R_OK) == 0) return Status::OK();
+    return Status::NotFound(std::string("SLURM_CONF='") + env +
+                            "' cannot be read");
+  }
+  for (const char* path : kDefaultConfs) {
+    if (access(path, R_OK) == 0) return Status::OK();
+  }
+  return Status::NotFound(
+      "no Slurm configuration: SLURM_CONF is unset and neither "
+      "/etc/slurm/slurm.conf nor /run/slurm/conf/slurm.conf can be read");
+}
+
+}  // namespace
+
+std::string SlurmReleaseOf(uint32_t v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%u.%02u", (v >> 16) & 0xff, (v >> 8) & 0xff);
+  return buf;
+}
+
+std::string SlurmBuildVersion() {
+  return SlurmReleaseOf(SLURM_VERSION_NUMBER) + "." +
+         std::to_string(SLURM_VERSION_NUMBER & 0xff);
+}
+
+Status SlurmInitOnce() {
+  static std::once_flag once;
+  static Status result;
+  std::call_once(once, [] {
+    result = FindConfig();
+    if (result.ok()) slurm_init(nullptr);
+  });
+  return result;
+}
+
+Status LoadJobTimes(uint32_t job_id, JobTimes* times) {
+  job_info_msg_t* info = nullptr;
+  if (slurm_load_job(&info, DT_JOB_ARG(job_id), SHOW_LOCAL) != 0 ||
+      info == nullptr) {
+    int err = errno;
+    return Status::Unavailable("cannot load job " + std::to_string(job_id) +
+                               " from slurmctld: " + SlurmError(err));
+  }
+  *times = JobTimes{};  // no record (already purged): nothing known
+  for (uint32_t i = 0; i < info->record_count; ++i) {
+    const slurm_job_info_t& j = info->job_array[i];
+    if (j.job_id != job_id) continue;
+    times->time_limit = j.time_limit;
+    times->start_time = static_cast<int64_t>(j.start_time);
+    times->end_time = static_cast<int64_t>(j.end_time);
+  }
+  slurm_free_job_info_msg(info);
+  return Status::OK();
+}
+
+Status LoadNodeAddr(const std::string& node, std::string* addr) {
+  node_info_msg_t* info = nullptr;
+  if (slurm_load_node_single(&info, const_cast<char*>(node.c_str()),
+                             SHOW_ALL) != 0 ||
+      info == nullptr || info->record_count < 1 ||
+      info->node_array[0].node_addr == nullptr) {
+    if (info) slurm_free_node_info_msg(info);
+    return Status::Unavailable("cannot look up NodeAddr of " + node);
+  }
+  *addr = info->node_array[0].node_addr;
+  slurm_free_node_info_msg(info);
+  return Status::OK();
+}
+
+Status SlurmRequeue(uint32_t job_id) {
+  if (slurm_requeue(DT_JOB_ARG(job_id), 0) == 0) return Status::OK();
+  int err = errno;
+  return Status::Unavailable("requeue of job " + std::to_string(job_id) +
+                             " failed: " + SlurmError(err));
+}
+
+Status LoadMaxArraySize(uint32_t* max_array_size) {
+  slurm_conf_t* conf = nullptr;
+  if (slurm_load_ctl_conf(0, &conf) != 0 || conf == nullptr) {
+    int err = errno;
+    return Status::Unavailable("cannot load the controller's configuration: " +
+                               SlurmError(err));
+  }
+  *max_array_size = conf->max_array_sz;
+  DT_FREE_CTL_CONF(conf);
+  return Status::OK();
+}
+
+}  // namespace dist_train

@@ -1,0 +1,88 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The binding planner: a node model + the step's allocation in, one plan
+// per local rank out (GPU, nearest NIC, a CPU share, NUMA nodes). Pure: the
+// plugin, dt-topo and the tests all call exactly this.
+//
+// Rules (docs/binding.md explains each choice):
+//  - GPUs: the step's GPUs in PCI bus order; local rank i gets the
+//    (i mod n)-th (more ranks than GPUs share round-robin); none: CPU only.
+//  - NIC: best tier first (RDMA > fabric Ethernet > management Ethernet),
+//    then smallest tree distance to the rank's GPU (to its CPUs' locality
+//    when CPU-only); ties go round-robin, in bus order, to the ranks with
+//    the same candidate set, in local-rank order.
+//  - CPUs: the GPU's local CPUs intersected with the step's CPUs; ranks
+//    whose domains are equal split it into disjoint, equal, whole-core
+//    shares (exclusive), or each take it all (domain), or no binding.
+//  - NUMA: the NUMA nodes holding the rank's CPUs (or the GPU's locality).
+
+#ifndef DIST_TRAIN_LIB_BINDING_BINDING_H_
+#define DIST_TRAIN_LIB_BINDING_BINDING_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binding/node_model.h"
+#include "dist_train/status.h"
+
+namespace dist_train {
+
+enum class CpuShare { kExclusive, kDomain, kNone };
+
+// Which parts of the binding to apply.
+struct BindParts {
+  bool cpu = true;
+  bool gpu = true;
+  bool nic = true;
+  CpuShare share = CpuShare::kExclusive;
+};
+
+struct BindRequest {
+  uint32_t ntasks = 1;  // local ranks on this node
+  // The step's GPUs as positions in the node's bus-ordered GPU list;
+  // unset = all GPUs of the node (Slurm manages none).
+  std::optional<std::vector<int>> gpus;
+  // The step's CPUs (OS PU indexes); unset = every allowed PU.
+  std::optional<std::vector<int>> cpus;
+  BindParts parts;
+};
+
+struct RankPlan {
+  uint32_t local_rank = 0;
+  int gpu = -1;           // index into NodeModel::gpus, -1: none
+  int gpu_slot = -1;      // position of that GPU in BindPlan::step_gpus
+  int nic = -1;           // index into NodeModel::nics, -1: none
+  std::vector<int> cpus;  // PU OS indexes; empty: not bound
+  int cores = 0;          // whole cores in `cpus` (0 when shared PUs)
+  std::vector<int> numa;  // NUMA node OS indexes
+};
+
+struct BindPlan {
+  std::vector<int> step_gpus;  // indexes into NodeModel::gpus, bus order
+  std::vector<RankPlan> ranks;
+  std::vector<std::string> warnings;
+};
+
+Status PlanBinding(const NodeModel& model, const BindRequest& request,
+                   BindPlan* plan);
+
+// The most indices one list may name, counted before anything is expanded
+// (ranges by their size, repeats included): "0-1048576" 100 times would
+// otherwise cost slurmstepd 17 s and 514 MiB. No node has that many PUs.
+constexpr uint64_t kMaxIndexListEntries = 65536;
+
+// Parses "0,2-3" style index lists (Slurm's SLURM_STEP_GPUS, S_*_ALLOC_CORES
+// and cpu lists), each index at most 1048576 and the whole list at most
+// kMaxIndexListEntries indices. `what` names the source in errors.
+Status ParseIndexList(std::string_view text, const char* what,
+                      std::vector<int>* out);
+
+// "0-3,8,10-11".
+std::string FormatIndexList(const std::vector<int>& sorted);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_BINDING_BINDING_H_

@@ -1,0 +1,425 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "contract/options.h"
+
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "base/parse.h"
+
+namespace dist_train {
+namespace {
+
+constexpr uint32_t kMaxNproc = 1024;
+constexpr uint64_t kMinPortRange = 64;
+// Linux's default net.ipv4.ip_local_port_range.
+constexpr uint64_t kEphemeralMin = 32768, kEphemeralMax = 60999;
+
+bool ParseMode(std::string_view text, Mode* mode) {
+  if (text == "task") return *mode = Mode::kTask, true;
+  if (text == "node") return *mode = Mode::kNode, true;
+  return false;
+}
+
+// "all", "none" or a '+' list of cpu, gpu, nic. The share is left as is.
+bool ParseBindParts(std::string_view text, BindParts* out) {
+  BindParts p = *out;
+  p.cpu = p.gpu = p.nic = text == "all";
+  if (text == "all" || text == "none") return *out = p, true;
+  for (std::string_view part : Split(text, '+')) {
+    bool* flag = part == "cpu"   ? &p.cpu
+                 : part == "gpu" ? &p.gpu
+                 : part == "nic" ? &p.nic
+                                 : nullptr;
+    if (flag == nullptr || *flag) return false;
+    *flag = true;
+  }
+  *out = p;
+  return true;
+}
+
+bool ParseShare(std::string_view text, CpuShare* out) {
+  if (text == "exclusive") return *out = CpuShare::kExclusive, true;
+  if (text == "domain") return *out = CpuShare::kDomain, true;
+  return false;
+}
+
+std::string BindName(const BindParts& p) {
+  if (p.cpu && p.gpu && p.nic) return "all";
+  std::string out;
+  for (auto [on, name] :
+       {std::pair{p.cpu, "cpu"}, {p.gpu, "gpu"}, {p.nic, "nic"}}) {
+    if (on) out += std::string(out.empty() ? "" : "+") + name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+// ---- --dist-train words ------------------------------------------------
+
+// The apply and format functions of JobWords(), one pair per word.
+bool ApplyOn(std::string_view, JobOptions*) { return true; }
+bool ApplyOff(std::string_view, JobOptions* o) {
+  o->enabled = false;
+  return true;
+}
+bool ApplyVerbose(std::string_view, JobOptions* o) {
+  o->verbose = true;
+  return true;
+}
+bool ApplyQuiet(std::string_view, JobOptions* o) {
+  o->verbose = false;
+  return true;
+}
+
+bool ApplyMode(std::string_view v, JobOptions* o) {
+  Mode mode;
+  if (!ParseMode(v, &mode)) return false;
+  return o->mode = mode, true;
+}
+
+bool ApplyNproc(std::string_view v, JobOptions* o) {
+  uint64_t n = 0;
+  if (v == "auto") return o->nproc.reset(), true;
+  if (!ParseUint(v, 1, kMaxNproc, &n)) return false;
+  return o->nproc = static_cast<uint32_t>(n), true;
+}
+
+bool ApplyBind(std::string_view v, JobOptions* o) {
+  BindParts parts;
+  if (!ParseBindParts(v, &parts)) return false;
+  return o->bind = parts, true;
+}
+
+bool ApplyShare(std::string_view v, JobOptions* o) {
+  CpuShare share;
+  if (!ParseShare(v, &share)) return false;
+  return o->cpu_share = share, true;
+}
+
+std::string FormatMode(const JobOptions& o) {
+  return o.mode ? std::string("mode=") + ModeName(*o.mode) : "";
+}
+std::string FormatNproc(const JobOptions& o) {
+  return o.nproc ? "nproc=" + std::to_string(*o.nproc) : "";
+}
+std::string FormatBind(const JobOptions& o) {
+  return o.bind ? "bind=" + BindName(*o.bind) : "";
+}
+std::string FormatShare(const JobOptions& o) {
+  if (!o.cpu_share) return "";
+  return *o.cpu_share == CpuShare::kDomain ? "cpu-share=domain"
+                                           : "cpu-share=exclusive";
+}
+std::string FormatVerbose(const JobOptions& o) {
+  return o.verbose.value_or(false) ? "verbose" : "";
+}
+std::string FormatQuiet(const JobOptions& o) {
+  return o.verbose.value_or(true) ? "" : "quiet";
+}
+
+const JobWord* FindJobWord(std::string_view name) {
+  for (const JobWord& w : JobWords()) {
+    if (name == w.name) return &w;
+  }
+  return nullptr;
+}
+
+Status JobError(const std::string& what) {
+  return Status::InvalidArgument("--dist-train: " + what);
+}
+
+Status UnknownWord(std::string_view word, std::string_view key) {
+  std::vector<std::string> names;
+  for (const JobWord& w : JobWords()) names.emplace_back(w.name);
+  std::string msg = "unknown word '" + ShownValue(word) + "'";
+  std::string nearest = NearestWord(key, names);
+  if (!nearest.empty()) msg += " (did you mean '" + nearest + "'?)";
+  return JobError(msg + "; valid words: " + JobWordSyntax());
+}
+
+// Applies one word; `key` is set to what it configures (for "given twice").
+Status ApplyWord(std::string_view word, JobOptions* opts, std::string* key) {
+  size_t eq = word.find('=');
+  bool has_value = eq != std::string_view::npos;
+  std::string_view name = word.substr(0, eq);
+  std::string_view value = has_value ? word.substr(eq + 1) : "";
+  const JobWord* w = FindJobWord(name);
+  if (w == nullptr || (has_value && *w->syntax == '\0')) {
+    return UnknownWord(word, name);
+  }
+  if (!has_value && *w->syntax != '\0') {
+    return JobError("'" + std::string(name) + "' needs a value, e.g. " +
+                    w->example);
+  }
+  if (!w->apply(value, opts)) {
+    return JobError("bad value '" + ShownValue(value) + "' for '" + w->name +
+                    "'; valid values: " + w->valid);
+  }
+  *key = w->setting;
+  return Status::OK();
+}
+
+}  // namespace
+
+const std::vector<JobWord>& JobWords() {
+  static const std::vector<JobWord> words = {
+      {"on", "", "enable with the site defaults (same as no value)", nullptr,
+       nullptr, "on", ApplyOn, nullptr},
+      {"off", "", "do not wire this step", nullptr, nullptr, "off", ApplyOff,
+       nullptr},
+      {"mode", "task|node",
+       "each Slurm task is one worker, or one task per node runs a launcher",
+       "mode=node", "task or node", "mode", ApplyMode, FormatMode},
+      {"nproc", "N|auto",
+       "workers per node announced in node mode (auto: the node's GPUs, "
+       "else 1)",
+       "nproc=8", "a number from 1 to 1024 or auto", "nproc", ApplyNproc,
+       FormatNproc},
+      {"bind", "all|none|cpu+gpu+nic",
+       "which parts of the topology binding apply: CPU share, GPU, nearest NIC",
+       "bind=cpu+nic",
+       "all, none or a +-list of cpu, gpu, nic (e.g. bind=cpu+nic)", "bind",
+       ApplyBind, FormatBind},
+      {"cpu-share", "exclusive|domain",
+       "disjoint whole-core shares of the GPU's CPUs, or all of them per rank",
+       "cpu-share=domain", "exclusive or domain", "cpu-share", ApplyShare,
+       FormatShare},
+      {"verbose", "", "print one wiring line per task to the job's stderr",
+       nullptr, nullptr, "verbose/quiet", ApplyVerbose, FormatVerbose},
+      {"quiet", "", "do not print it even if the site made verbose the default",
+       nullptr, nullptr, "verbose/quiet", ApplyQuiet, FormatQuiet},
+  };
+  return words;
+}
+
+std::string JobWordSyntax() {
+  std::string out;
+  for (const JobWord& w : JobWords()) {
+    out += std::string(out.empty() ? "" : ", ") + w.name;
+    if (*w.syntax != '\0') out += std::string("=") + w.syntax;
+  }
+  return out;
+}
+
+std::string OptionHelpText() {
+  std::string out =
+      "Wire tasks for distributed training (MASTER_ADDR/PORT, RANK, "
+      "WORLD_SIZE, LOCAL_RANK, PET_*...). OPTIONS: comma-separated words:";
+  const char* sep = " ";
+  for (const JobWord& w : JobWords()) {
+    out += sep + std::string(w.name);
+    if (*w.syntax != '\0') out += std::string("=") + w.syntax;
+    out += std::string(": ") + w.help;
+    sep = "; ";
+  }
+  return out + ". See dist-train's docs/user-guide.md.";
+}
+
+const char* ModeName(Mode mode) {
+  return mode == Mode::kNode ? "node" : "task";
+}
+
+BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts) {
+  BindParts parts = opts.bind.value_or(cfg.bind);
+  parts.share = opts.cpu_share.value_or(cfg.bind.share);
+  return parts;
+}
+
+Status ParseJobOptions(const char* text, JobOptions* out) {
+  JobOptions opts;
+  if (text == nullptr || *text == '\0' || std::strcmp(text, "(null)") == 0) {
+    *out = opts;
+    return Status::OK();
+  }
+  std::set<std::string> seen;
+  size_t words = 0;
+  for (std::string_view word : Split(text, ',')) {
+    if (word.empty())
+      return JobError("empty word in '" + ShownValue(text) + "'");
+    std::string key;
+    DT_RETURN_IF_ERROR(ApplyWord(word, &opts, &key));
+    if (!seen.insert(key).second) return JobError("'" + key + "' given twice");
+    ++words;
+  }
+  if (!opts.enabled && words > 1) {
+    return JobError("'off' cannot be combined with other words in '" +
+                    ShownValue(text) + "'");
+  }
+  *out = opts;
+  return Status::OK();
+}
+
+// on/off describe the whole option; every other word formats itself.
+std::string FormatJobOptions(const JobOptions& options) {
+  if (!options.enabled) return "off";
+  std::string out;
+  for (const JobWord& w : JobWords()) {
+    std::string word = w.format ? w.format(options) : "";
+    if (!word.empty()) out += (out.empty() ? "" : ",") + word;
+  }
+  return out.empty() ? "on" : out;
+}
+
+// ---- plugstack.conf ----------------------------------------------------
+
+namespace {
+
+const std::vector<std::string>& ConfigKeys() {
+  static const std::vector<std::string> keys = {
+      "port_range",         "mode",           "master_addr",
+      "master_addr_suffix", "verbose",        "omp_num_threads",
+      "carry_to_steps",     "bind",           "cpu_share",
+      "topology",           "topology_cache", "nccl_ib_hca",
+      "signal_relay",       "proctrack",      "warning_signals"};
+  return keys;
+}
+
+Status ConfigError(std::string_view arg, const std::string& what) {
+  return Status::InvalidArgument("plugstack.conf: dist-train: argument '" +
+                                 ShownValue(arg) + "': " + what);
+}
+
+Status ParsePortRange(std::string_view arg, std::string_view value,
+                      PluginConfig* cfg) {
+  size_t dash = value.find('-');
+  uint64_t lo = 0, hi = 0;
+  if (dash == std::string_view::npos ||
+      !ParseUint(value.substr(0, dash), 1024, 65535, &lo) ||
+      !ParseUint(value.substr(dash + 1), 1024, 65535, &hi) || lo > hi) {
+    return ConfigError(arg,
+                       "expected MIN-MAX with 1024 <= MIN <= MAX <= 65535");
+  }
+  if (hi - lo + 1 < kMinPortRange) {
+    return ConfigError(arg, "range holds " + std::to_string(hi - lo + 1) +
+                                " ports; at least " +
+                                std::to_string(kMinPortRange) + " needed");
+  }
+  if (lo <= kEphemeralMax && hi >= kEphemeralMin) {
+    return ConfigError(
+        arg,
+        "overlaps the kernel's ephemeral port range 32768-60999, "
+        "where outgoing connections take ports at random");
+  }
+  cfg->port_min = static_cast<uint16_t>(lo);
+  cfg->port_max = static_cast<uint16_t>(hi);
+  return Status::OK();
+}
+
+bool ValidSuffix(std::string_view s) {
+  if (s.empty() || s.size() > 63) return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+Status ParseBoolArg(std::string_view arg, std::string_view value, bool* out) {
+  if (!ParseBool(value, out)) return ConfigError(arg, "expected yes or no");
+  return Status::OK();
+}
+
+Status ParsePathArg(std::string_view arg, std::string_view value,
+                    bool allow_none, std::string* out) {
+  if (value.empty() || (value[0] != '/' && !(allow_none && value == "none"))) {
+    return ConfigError(arg, std::string("expected an absolute path") +
+                                (allow_none ? " or none" : ""));
+  }
+  *out = std::string(value);
+  return Status::OK();
+}
+
+Status UnknownKey(std::string_view arg, std::string_view key) {
+  std::string msg = "unknown key '" + ShownValue(key) + "'";
+  std::string nearest = NearestWord(key, ConfigKeys());
+  if (!nearest.empty()) msg += " (did you mean '" + nearest + "'?)";
+  return ConfigError(arg,
+                     msg + "; valid keys: " + JoinAlternatives(ConfigKeys()));
+}
+
+Status ApplyEnumArg(std::string_view arg, std::string_view key,
+                    std::string_view value, PluginConfig* cfg) {
+  if (key == "mode" && !ParseMode(value, &cfg->default_mode)) {
+    return ConfigError(arg, "expected task or node");
+  }
+  if (key == "master_addr") {
+    if (value == "hostname")
+      return cfg->master_addr = AddrPolicy::kHostname, Status::OK();
+    if (value == "nodeaddr")
+      return cfg->master_addr = AddrPolicy::kNodeAddr, Status::OK();
+    return ConfigError(arg, "expected hostname or nodeaddr");
+  }
+  if (key == "bind" && !ParseBindParts(value, &cfg->bind)) {
+    return ConfigError(arg, "expected all, none or a +-list of cpu, gpu, nic");
+  }
+  if (key == "cpu_share" && !ParseShare(value, &cfg->bind.share)) {
+    return ConfigError(arg, "expected exclusive or domain");
+  }
+  return Status::OK();
+}
+
+Status ApplyConfigArg(std::string_view arg, std::string_view key,
+                      std::string_view value, PluginConfig* cfg) {
+  if (key == "port_range") return ParsePortRange(arg, value, cfg);
+  if (key == "mode" || key == "master_addr" || key == "bind" ||
+      key == "cpu_share") {
+    return ApplyEnumArg(arg, key, value, cfg);
+  }
+  if (key == "master_addr_suffix") {
+    if (!ValidSuffix(value)) {
+      return ConfigError(arg, "expected 1-63 characters of A-Z a-z 0-9 . -");
+    }
+    return cfg->master_addr_suffix = std::string(value), Status::OK();
+  }
+  if (key == "verbose") return ParseBoolArg(arg, value, &cfg->verbose);
+  if (key == "omp_num_threads")
+    return ParseBoolArg(arg, value, &cfg->omp_num_threads);
+  if (key == "carry_to_steps")
+    return ParseBoolArg(arg, value, &cfg->carry_to_steps);
+  if (key == "nccl_ib_hca") return ParseBoolArg(arg, value, &cfg->nccl_ib_hca);
+  if (key == "signal_relay")
+    return ParseBoolArg(arg, value, &cfg->signal_relay);
+  if (key == "proctrack") {
+    if (!ParseProctrack(value, &cfg->proctrack))
+      return ConfigError(arg, "expected auto, cgroup, pgid or linuxproc");
+    return Status::OK();
+  }
+  if (key == "warning_signals") {
+    Status s = ParseWarningSignals(value, "", &cfg->warning_signals);
+    return s.ok() ? s : ConfigError(arg, s.message());
+  }
+  if (key == "topology") return ParsePathArg(arg, value, false, &cfg->topology);
+  if (key == "topology_cache") {
+    return ParsePathArg(arg, value, true, &cfg->topology_cache);
+  }
+  return UnknownKey(arg, key);
+}
+
+}  // namespace
+
+Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out) {
+  PluginConfig cfg;
+  std::set<std::string> seen;
+  for (int i = 0; i < argc; ++i) {
+    std::string_view arg = argv[i] ? argv[i] : "";
+    size_t eq = arg.find('=');
+    if (eq == std::string_view::npos || eq == 0) {
+      return ConfigError(arg, "expected key=value");
+    }
+    std::string key(arg.substr(0, eq));
+    DT_RETURN_IF_ERROR(ApplyConfigArg(arg, key, arg.substr(eq + 1), &cfg));
+    if (!seen.insert(key).second)
+      return ConfigError(arg, "'" + key + "' given twice");
+  }
+  if (cfg.master_addr == AddrPolicy::kNodeAddr &&
+      !cfg.master_addr_suffix.empty()) {
+    return Status::InvalidArgument(
+        "plugstack.conf: dist-train: master_addr_suffix applies to "
+        "master_addr=hostname only, not nodeaddr");
+  }
+  *out = cfg;
+  return Status::OK();
+}
+
+}  // namespace dist_train

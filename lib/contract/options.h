@@ -1,0 +1,137 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The two configuration inputs of the SPANK plugin, each parsed by a pure
+// function with exact, tested error messages:
+//   - JobOptions: the user's `--dist-train[=WORD,WORD...]`;
+//   - PluginConfig: the admin's plugstack.conf arguments (key=value).
+// Precedence (applied by the plugin): --dist-train words > plugstack
+// defaults > built-in defaults below.
+
+#ifndef DIST_TRAIN_LIB_CONTRACT_OPTIONS_H_
+#define DIST_TRAIN_LIB_CONTRACT_OPTIONS_H_
+
+#include <signal.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "binding/binding.h"
+#include "dist_train/status.h"
+#include "relay/signal_relay.h"
+
+namespace dist_train {
+
+// How Slurm tasks map to training workers.
+enum class Mode {
+  kTask,  // each Slurm task is one worker (RANK, WORLD_SIZE, ...)
+  kNode,  // one task per node runs a launcher (NNODES, NODE_RANK, PET_*)
+};
+
+// How MASTER_ADDR is spelled.
+enum class AddrPolicy {
+  kHostname,  // the first node's Slurm NodeName (+ master_addr_suffix)
+  kNodeAddr,  // the first node's Slurm NodeAddr (looked up via libslurm)
+};
+
+// Admin defaults from plugstack.conf, e.g.
+//   required spank_dist_train.so port_range=20000-32767 mode=task
+struct PluginConfig {
+  // Ports for MASTER_PORT when the step has no SLURM_STEP_RESV_PORTS.
+  // Keep it outside the kernel's ephemeral range (32768-60999 by default).
+  uint16_t port_min = 20000;
+  uint16_t port_max = 32767;
+  // Mode when --dist-train gives none.
+  Mode default_mode = Mode::kTask;
+  AddrPolicy master_addr = AddrPolicy::kHostname;
+  // Appended to the hostname for MASTER_ADDR (e.g. "-ib"); hostname policy
+  // only.
+  std::string master_addr_suffix;
+  // Print the per-task wiring line to the job's stderr by default.
+  bool verbose = false;
+  // Set OMP_NUM_THREADS = CPUs per task (task mode) unless the user did.
+  bool omp_num_threads = true;
+  // Carry `#SBATCH --dist-train` / `salloc --dist-train` to every srun of
+  // the job (via Slurm's SLURM_SPANK_* option variable).
+  bool carry_to_steps = true;
+  // Which parts of the topology binding apply by default (bind=...), and
+  // how CPUs are shared (cpu_share=exclusive|domain).
+  BindParts bind;
+  // Use this saved hwloc XML instead of discovering the node ("" = discover).
+  std::string topology;
+  // Where slurmd (at start) saves the node's topology as XML so steps load
+  // it fast; %h = hostname. "none" disables the cache.
+  std::string topology_cache = "/run/dist-train/topology-%h.xml";
+  // Also restrict NCCL to the planned HCA (NCCL_IB_HCA). Off by default:
+  // NCCL pairs GPUs and NICs itself and uses several rails when it can.
+  bool nccl_ib_hca = false;
+  // Relay preemption warnings to every worker of a task (lib/signal_relay.h,
+  // docs/preemption.md). Srun steps of --dist-train jobs only.
+  bool signal_relay = true;
+  // The cluster's ProctrackType; auto infers cgroup or pgid per task from
+  // /proc/self/cgroup. linuxproc needs (and gets) no relay.
+  Proctrack proctrack = Proctrack::kAuto;
+  // Signals treated as a warning: delivered to every process that catches
+  // them. A task's DT_PREEMPT_SIGNAL is added when it names one of these
+  // kinds of signal.
+  uint64_t warning_signals = SignalBit(SIGUSR1) | SignalBit(SIGUSR2);
+};
+
+// Parses plugstack.conf arguments. Unknown keys and bad values are errors;
+// `out` is untouched on error.
+Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out);
+
+// The user's --dist-train words. Unset optionals mean "use the default".
+struct JobOptions {
+  bool enabled = true;                // false for --dist-train=off
+  std::optional<Mode> mode;           // mode=task|node
+  std::optional<uint32_t> nproc;      // nproc=N (node mode); unset = auto
+  std::optional<bool> verbose;        // verbose / quiet
+  std::optional<BindParts> bind;      // bind=all|none|cpu+gpu+nic (share unset)
+  std::optional<CpuShare> cpu_share;  // cpu-share=exclusive|domain
+};
+
+// One --dist-train word. JobWords() is the only list of them: the parser,
+// its messages and "did you mean" hints, FormatJobOptions, the `srun
+// --help` text and the user guide (checked by a test) all come from it.
+struct JobWord {
+  const char* name;     // "mode"
+  const char* syntax;   // the value after '=' as users see it; "" = a flag
+  const char* help;     // one line for srun --help
+  const char* example;  // value words: "mode=node", for "needs a value"
+  const char* valid;    // value words: "task or node", for "bad value"
+  const char* setting;  // what "given twice" names (verbose and quiet share)
+  // Sets what the word configures (flags get ""); false: bad value.
+  bool (*apply)(std::string_view value, JobOptions* opts);
+  // The word as FormatJobOptions writes it, "" when not in effect; null for
+  // on/off, which describe the whole option.
+  std::string (*format)(const JobOptions& opts);
+};
+
+// Every word, in the order of the messages, the help and FormatJobOptions.
+const std::vector<JobWord>& JobWords();
+
+// "on, off, mode=task|node, ...": each word with its value syntax.
+std::string JobWordSyntax();
+
+// The usage of --dist-train that `srun --help` prints (Slurm wraps it).
+std::string OptionHelpText();
+
+// The binding parts in force: job words over plugstack defaults.
+BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts);
+
+// Parses the value of --dist-train. NULL, "" and "(null)" (how Slurm hands
+// over a flag without value, depending on the path) mean "on".
+Status ParseJobOptions(const char* text, JobOptions* out);
+
+// Canonical spelling of `options` ("on" when all defaults), re-parseable by
+// ParseJobOptions.
+std::string FormatJobOptions(const JobOptions& options);
+
+const char* ModeName(Mode mode);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_CONTRACT_OPTIONS_H_

@@ -1,0 +1,90 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "jobgen/sbatch_script.h"
+
+#include <gtest/gtest.h>
+
+namespace dist_train {
+namespace {
+
+const char kTemplate[] = "#!/bin/bash\n{{sbatch}}\n{{run}}\n{{command}}\n";
+
+// The case line of sweep point 0 for `yaml`'s sweep.
+std::string CaseLine(const std::string& yaml) {
+  JobSpec spec;
+  Status st = ParseJobSpec(yaml, "t.yaml", {}, &spec);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  std::vector<SweepPoint> points;
+  EXPECT_TRUE(ExpandSweep(spec.sweep, kMaxSweepPoints, &points).ok());
+  std::string script;
+  st = RenderScript(spec, points, SplitSweep(points.size(), 1001)[0], kTemplate,
+                    "t.sbatch", &script);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  size_t at = script.find("\n  0) ");
+  return at == std::string::npos
+             ? ""
+             : script.substr(at + 1, script.find('\n', at + 1) - at - 1);
+}
+
+// A value is inserted once, as it is: one holding a placeholder used to be
+// expanded again and again, forever.
+TEST(SbatchScriptTest, PlaceholdersInValuesAreNotExpandedAgain) {
+  const struct {
+    const char* value;
+    const char* line;
+  } cases[] = {
+      {"'{value}'", "  0) dt_args=('--x={value}') ;;"},
+      {"'x{value}y'", "  0) dt_args=('--x=x{value}y') ;;"},
+      {"'{name}'", "  0) dt_args=('--x={name}') ;;"},
+      {"'{{command}}'", "  0) dt_args=('--x={{command}}') ;;"},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(CaseLine(std::string("launch: {command: [a]}\nsweep: {grid: "
+                                   "{x: [") +
+                       c.value + "]}, pass_as: args}\n"),
+              c.line)
+        << c.value;
+  }
+  EXPECT_EQ(CaseLine("launch: {command: [a]}\nsweep: {grid: {x: ['{value}']}, "
+                     "pass_as: args, arg_format: '{name}={value}'}\n"),
+            "  0) dt_args=('x={value}') ;;");
+}
+
+TEST(SbatchScriptTest, ACustomCommandsFirstWordIsNeverAnAssignment) {
+  JobSpec spec;
+  ASSERT_TRUE(ParseJobSpec("launch: {style: custom, command: "
+                           "[LD_PRELOAD=/x.so, python3, --lr=0.1]}\n",
+                           "t.yaml", {}, &spec)
+                  .ok());
+  std::string script;
+  ASSERT_TRUE(
+      RenderScript(spec, {}, ScriptPart{}, kTemplate, "t.sbatch", &script)
+          .ok());
+  EXPECT_EQ(script.substr(script.rfind('\n', script.size() - 2) + 1),
+            "'LD_PRELOAD=/x.so' python3 --lr=0.1\n");
+}
+
+// 300 copies of a 1 MiB command would be 300 MiB of script: refused before
+// any copy is made.
+TEST(SbatchScriptTest, ATemplateCannotMultiplyAValuePastTheCap) {
+  JobSpec spec;
+  spec.command = {std::string(1 << 20, 'x')};
+  std::string tmpl = "#!/bin/bash\n{{sbatch}}\n";
+  for (int i = 0; i < 300; ++i) tmpl += "{{command}}\n";
+  std::string script;
+  EXPECT_EQ(
+      RenderScript(spec, {}, ScriptPart{}, tmpl, "t.sbatch", &script).message(),
+      "t.sbatch: the rendered script would be larger than 268435456 bytes");
+  EXPECT_EQ(script, "");
+}
+
+TEST(SbatchScriptTest, SweepTablePadsAtMostFortyColumns) {
+  std::vector<SweepPoint> points = {{{"a", std::string(100, 'x')}, {"b", "1"}},
+                                    {{"a", "y"}, {"b", "2"}}};
+  EXPECT_EQ(SweepTable(points), "index  a" + std::string(41, ' ') +
+                                    "b\n0      " + std::string(100, 'x') +
+                                    "  1\n1      y" + std::string(41, ' ') +
+                                    "2\n");
+}
+
+}  // namespace
+}  // namespace dist_train

@@ -1,0 +1,109 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The preemption-warning relay the SPANK plugin puts into every task of a
+// --dist-train step (docs/preemption.md, "Delivery").
+//
+// Slurm 22.05 signals a step's "container": under proctrack/cgroup only the
+// task processes themselves (children of slurmstepd), under proctrack/pgid
+// task 0's process group. Workers a launcher started (torchrun starts them
+// in their own sessions) never hear a `--signal=USR1@T` warning, and a
+// launcher that does not handle it dies of it. The relay fixes that from
+// inside the task:
+//
+//   task process (slurmstepd tracks it)  --fork-->  child: returns from
+//   = the relay, never returns                      task_init, Slurm execs
+//                                                   the user's command in it
+//
+// The relay reads every catchable signal from a signalfd and
+//   - a warning signal (USR1, USR2 by default): sends it to every descendant
+//     that catches it (SigCgt) or waits for it (blocked, not ignored), and
+//     to nobody else, so a launcher that ignores the warning is not killed;
+//     under pgid Slurm already reached the task's own process group, so
+//     only descendants in other groups get it from the relay;
+//   - any other signal (TERM, INT, HUP, CONT, TSTP, ...): under cgroup to
+//     the child, as Slurm would have; under pgid nothing (killpg reached it);
+//   - the child's exit: reaps adopted orphans that already exited, then
+//     exits with the child's code or dies of the child's signal (no core).
+// After the fork the relay makes raw system calls only (async-signal-safe:
+// the task process is a one-thread fork of a many-thread slurmstepd).
+
+#ifndef DIST_TRAIN_LIB_RELAY_SIGNAL_RELAY_H_
+#define DIST_TRAIN_LIB_RELAY_SIGNAL_RELAY_H_
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "dist_train/status.h"
+
+namespace dist_train {
+
+// How Slurm signals a step, i.e. its ProctrackType (SPANK cannot read it).
+enum class Proctrack {
+  kAuto,       // infer from /proc/self/cgroup (DetectProctrack)
+  kCgroup,     // only the task processes: relay everything
+  kPgid,       // task 0's process group: relay warnings to other groups
+  kLinuxproc,  // every descendant already: no relay needed
+};
+
+struct RelayConfig {
+  Proctrack proctrack = Proctrack::kCgroup;  // kAuto is resolved before
+  // Bit (sig - 1) for each warning signal. Default: USR1 and USR2.
+  uint64_t warning_mask = 0;
+};
+
+inline constexpr uint64_t SignalBit(int sig) {
+  return uint64_t{1} << (sig - 1);
+}
+
+// Parses "USR1,USR2" (names with or without SIG; HUP QUIT USR1 USR2 ALRM URG
+// XCPU VTALRM PROF WINCH PWR) into a mask. `what` (if any) prefixes errors.
+Status ParseWarningSignals(std::string_view text, const std::string& what,
+                           uint64_t* mask);
+
+// "USR1,USR2" for a mask (inverse of ParseWarningSignals).
+std::string FormatWarningSignals(uint64_t mask);
+
+// Parses plugstack's proctrack=auto|cgroup|pgid|linuxproc.
+bool ParseProctrack(std::string_view text, Proctrack* out);
+const char* ProctrackName(Proctrack p);
+
+// Slurm's proctrack from the content of /proc/self/cgroup of a task:
+// a cgroup v1 freezer path or a v2 path with job_N/step_M is kCgroup,
+// anything else kPgid (linuxproc cannot be told apart from pgid; there the
+// relay receives nothing, because Slurm skips processes named slurmstepd).
+Proctrack DetectProctrack(std::string_view proc_self_cgroup);
+
+// Signal masks of /proc/PID/status text. Async-signal-safe (no allocation).
+struct SignalMasks {
+  uint64_t caught = 0, blocked = 0, ignored = 0;
+};
+bool ParseStatusMasks(const char* text, size_t len, SignalMasks* out);
+
+// Whether a process with these masks wants signal `sig` delivered: it has a
+// handler, or blocks it without ignoring it (sigwait/signalfd users).
+bool WantsSignal(const SignalMasks& m, int sig);
+
+// Whether this kernel lists children in /proc/PID/task/TID/children, which
+// the relay walks to find descendants.
+bool CanListChildren();
+
+// The variable the plugin sets to the relay's pid for the task's processes.
+inline constexpr char kRelayVar[] = "DT_SIGNAL_RELAY";
+
+// Whether $DT_SIGNAL_RELAY names an ancestor of this process, i.e. a relay
+// delivers warnings to it and its descendants (a launcher then need not
+// forward them). Inherited values from other steps name no ancestor.
+bool UnderSignalRelay();
+
+// Forks the relay. Returns OK in the child (which goes on to become the
+// task) with *relay set to the relay's pid; the calling process never
+// returns: it relays until the child exits and then exits the same way.
+// An error means nothing was forked and the task runs without a relay.
+Status StartSignalRelay(const RelayConfig& config, pid_t* relay);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_RELAY_SIGNAL_RELAY_H_

@@ -1,0 +1,180 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The CPU communicator's state and the internals its files share: a star of
+// control connections to rank 0 (rendezvous, failure notices; bootstrap.cc
+// and communicator.cc) and a ring of data connections (collectives;
+// tcp_ring.cc), with shared memory among the ranks of one machine
+// (shm_collectives.cc). Not installed: users see only the forward
+// declaration in dist_train/runtime.h.
+
+#ifndef DIST_TRAIN_LIB_RUNTIME_COMMUNICATOR_IMPL_H_
+#define DIST_TRAIN_LIB_RUNTIME_COMMUNICATOR_IMPL_H_
+
+#include <poll.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dist_train/runtime.h"
+#include "runtime/handshake.h"
+#include "runtime/nccl_backend.h"
+#include "runtime/shm_segment.h"
+#include "runtime/wire.h"
+
+namespace dist_train {
+
+// How a host-memory collective travels (device memory: NCCL); chosen in
+// one place, HostTransport, for every public collective.
+enum class Transport {
+  kSingleRank,    // nothing to exchange
+  kSharedMemory,  // every rank on this one machine
+  kHierarchical,  // shared memory within machines, a tcp ring between them
+  kTcpRing,       // the ring of all ranks
+};
+
+class CommunicatorImpl {
+ public:
+  // A ring to run a collective on: all ranks, or the machines' leaders.
+  struct Ring {
+    Conn* next;
+    Conn* prev;
+    int size, rank;
+  };
+
+  ~CommunicatorImpl();
+
+  // ---- failure plane (communicator.cc) ----
+  void Log(const std::string& msg) const;
+  // Records the first failure, tells every peer, and returns it; every
+  // later call fails with it.
+  Status Fail(const Status& status);
+  Status CheckCtrl(size_t index);
+  Status PollCtrl();
+  // Adds one POLLIN entry per control connection (-1 for closed ones).
+  void WatchCtrl(std::vector<pollfd>* fds) const;
+  // CheckCtrl for each control connection readable in fds[first + i].
+  Status HandleCtrl(const std::vector<pollfd>& fds, size_t first);
+
+  // ---- transport choice (communicator.cc) ----
+  Transport HostTransport() const;
+
+  // ---- NCCL set-up (tcp_ring.cc) ----
+  Status Nccl(NcclBackend** out);
+  // Runs `op` on the NCCL communicator, making it first if needed.
+  template <typename Op>
+  Status WithNccl(Op op) {
+    NcclBackend* backend = nullptr;
+    DT_RETURN_IF_ERROR(Nccl(&backend));
+    return op(backend);
+  }
+
+  // ---- tcp ring (tcp_ring.cc) ----
+  Ring AllRanks() { return Ring{&next, &prev, size, rank}; }
+  Ring Leaders();
+  // Sends sbuf to the next rank while receiving rbuf from the previous one;
+  // `on_recv(bytes so far)` runs whenever more arrived (e.g. to reduce what
+  // is complete while the rest is still on the wire).
+  Status Exchange(const Ring& ring, const char* sbuf, size_t slen, char* rbuf,
+                  size_t rlen,
+                  const std::function<void(size_t)>& on_recv = nullptr);
+  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen) {
+    return Exchange(AllRanks(), sbuf, slen, rbuf, rlen);
+  }
+  Status DataError(const Status& status);
+  // A receive buffer of at least `bytes`, kept between collectives: a fresh
+  // one per call costs page faults and zeroing (large ones are mmapped).
+  char* Scratch(size_t bytes) {
+    if (scratch.size() < bytes) scratch.resize(bytes);
+    return scratch.data();
+  }
+
+  // ---- shared memory (shm_collectives.cc) ----
+  Status ShmBarrier(bool patient = false);
+  // Chunk by chunk through shared memory: every local rank's `src` (count
+  // elements) reduced; elements [out_lo, out_hi) of the result go to `out`
+  // (out[0] is element out_lo; `out` may be `src`).
+  Status ShmReduce(const char* src, size_t count, DataType type, ReduceOp op,
+                   char* out, size_t out_lo, size_t out_hi);
+  // Local rank `from`'s buf to every local rank. `patient`: the first wait
+  // has no deadline of its own (the leader may spend long on the network;
+  // its own deadline and the control connections end it on failures).
+  Status ShmBroadcast(char* buf, size_t bytes, int from, bool patient = false);
+  // buf holds one piece per local rank, ours filled; fills the others.
+  Status ShmAllGather(char* buf, size_t piece);
+
+  Options opt;
+  Credentials cred;
+  int rank = 0, size = 1;
+  std::vector<Conn> ctrl;         // rank 0: one per rank; others: ctrl[0]
+  std::vector<bool> left;         // rank 0: ranks that said goodbye
+  std::vector<std::string> addr;  // every rank's data address "ip:port"
+  Conn next, prev;
+  int data_fd = -1;
+  // This machine's ranks (ascending; the first is its leader) and my index
+  // among them, and every machine's leader. With ranks on several machines
+  // and several on one, all-reduce is hierarchical: shared memory inside a
+  // machine, a TCP ring among the leaders (leader_next/leader_prev).
+  std::vector<int> local_ranks, leaders;
+  int local_rank = 0;
+  bool hierarchical = false;
+  Conn leader_next, leader_prev;
+  int shm_set = 0;      // the shared-memory buffer set of the next chunk
+  std::string failure;  // set once: every later call fails with it
+  ShmSegment shm;       // this machine's ranks, when there are several
+  uint64_t shm_epoch = 0;
+  std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer
+  std::vector<char> scratch;          // see Scratch()
+};
+
+// ---- bootstrap.cc ----
+
+// The host part of a data address "ip:port".
+std::string HostOf(const std::string& peer);
+// The address this rank's listening sockets are bound to: DT_SOCKET_ADDR
+// (Options::local_addr), else for rank 0 the address MASTER_ADDR names
+// when it is one of ours, for the others the local address that reaches
+// it ("127.0.0.1" when MASTER_ADDR is loopback); "" = every address.
+Status JobAddress(const Options& opt, int rank, std::string* addr);
+// Every rank's control connection to rank 0 and the table of data addresses
+// (rank 0 serves it on MASTER_PORT or the next candidates, on `bind_addr`;
+// the others join).
+Status Rendezvous(CommunicatorImpl* comm, int data_port,
+                  const std::string& bind_addr, Deadline deadline);
+// Connects to `next_rank` and accepts `prev_rank` (both authenticated).
+Status ConnectRing(CommunicatorImpl* comm, int next_rank, int prev_rank,
+                   Conn* next, Conn* prev, Deadline deadline);
+// Fills local_ranks, local_rank and leaders from the address table.
+void GroupByHost(CommunicatorImpl* comm);
+// The ring among the machines' leaders (hierarchical all-reduce).
+Status ConnectLeaderRing(CommunicatorImpl* comm);
+
+// ---- tcp_ring.cc ----
+
+inline int Mod(int a, int n) { return ((a % n) + n) % n; }
+// Segment i of `count` elements split n ways starts here.
+size_t SegmentStart(size_t count, int n, int i);
+Status RingReduceScatter(CommunicatorImpl* comm,
+                         const CommunicatorImpl::Ring& ring, char* buf,
+                         size_t count, DataType type, ReduceOp op);
+Status RingAllGather(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
+                     char* buf, size_t count, size_t elem_size);
+Status RingAllReduce(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
+                     char* buf, size_t count, DataType type, ReduceOp op);
+Status RingBroadcast(CommunicatorImpl* comm, char* buf, size_t bytes, int root);
+
+// ---- shm_collectives.cc ----
+
+// Maps the shared-memory segment of this machine's ranks when several share
+// it, and decides whether all-reduce is hierarchical.
+Status SetupShm(CommunicatorImpl* comm);
+// In place; every rank, when all-reduce is hierarchical.
+Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
+                             DataType type, ReduceOp op);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_RUNTIME_COMMUNICATOR_IMPL_H_

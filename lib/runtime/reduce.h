@@ -1,0 +1,31 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// Element-wise reductions for the CPU collectives. bf16 and fp16 are
+// reduced in float and rounded back to nearest-even.
+
+#ifndef DIST_TRAIN_LIB_RUNTIME_REDUCE_H_
+#define DIST_TRAIN_LIB_RUNTIME_REDUCE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "dist_train/runtime.h"
+
+namespace dist_train {
+
+// acc[i] = op(acc[i], in[i]) for i < count. kAvg accumulates like kSum.
+void ReduceInto(void* acc, const void* in, size_t count, DataType type,
+                ReduceOp op);
+
+// Divides each element by n (the final step of kAvg; integer division for
+// integer types).
+void DivideBy(void* buf, size_t count, DataType type, int n);
+
+float Bf16ToFloat(uint16_t v);
+uint16_t FloatToBf16(float f);
+float HalfToFloat(uint16_t v);
+uint16_t FloatToHalf(float f);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_RUNTIME_REDUCE_H_

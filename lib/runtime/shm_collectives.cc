@@ -1,0 +1,260 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// Collectives among the ranks of one machine through a shared-memory
+// segment (runtime/shm_segment.h): its set-up, a futex barrier, and
+// reduce, broadcast and all-gather chunk by chunk.
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <optional>
+
+#include "base/env.h"
+#include "runtime/communicator_impl.h"
+#include "runtime/reduce.h"
+
+namespace dist_train {
+
+namespace {
+
+int* FutexWord(std::atomic<uint32_t>* word) {
+  return reinterpret_cast<int*>(word);
+}
+
+void FutexWakeAll(std::atomic<uint32_t>* word) {
+  syscall(SYS_futex, FutexWord(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+// Sleeps while the word still holds `seen` (at most 10 ms, so failures are
+// still polled for).
+void FutexWait(std::atomic<uint32_t>* word, uint32_t seen) {
+  timespec ts{0, 10 * 1000 * 1000};
+  syscall(SYS_futex, FutexWord(word), FUTEX_WAIT, static_cast<int>(seen), &ts,
+          nullptr, 0);
+}
+
+// DT_SHM, checked on every rank (a typo anywhere is an error, not TCP by
+// surprise); unset means yes. A bad value is every rank's failure, so
+// none waits for the rank that refused it.
+Status ShmWanted(CommunicatorImpl* comm, bool* wanted) {
+  std::optional<bool> env;
+  Status status = EnvBool(ProcessEnv(), "DT_SHM", &env);
+  if (!status.ok()) {
+    comm->Fail(status).IgnoreError();  // tell the others; ours is `status`
+    return status;
+  }
+  *wanted = env.value_or(true);
+  return Status::OK();
+}
+
+// Rank 0's answer to "shared memory at all?": a random base name, or ""
+// (DT_SHM=0 on rank 0), passed to every rank.
+Status AgreeOnBaseName(CommunicatorImpl* comm, bool wanted,
+                       std::string* base_name) {
+  // A chain along the ring, as cheap as it gets with hundreds of ranks on
+  // one machine. Rank 0 alone decides, so no rank takes another path.
+  char base[64] = {0};
+  if (comm->rank == 0 && wanted)
+    snprintf(base, sizeof(base), "%s", ShmSegment::RandomName().c_str());
+  DT_RETURN_IF_ERROR(RingBroadcast(comm, base, sizeof(base), 0));
+  *base_name = std::string(base, strnlen(base, sizeof(base)));
+  return Status::OK();
+}
+
+// The minimum of `flag` over all ranks, into `flag`.
+Status AllRanksMin(CommunicatorImpl* comm, int32_t* flag) {
+  return RingAllReduce(comm, comm->AllRanks(), reinterpret_cast<char*>(flag), 1,
+                       DataType::kInt32, ReduceOp::kMin);
+}
+
+}  // namespace
+
+// Ranks sharing a machine map one shared-memory segment, made by their
+// leader (lowest rank) as "<base>.<its rank>" under rank 0's random base;
+// the others map it once every leader made its own, and it is unlinked as
+// soon as everyone mapped it. DT_SHM=0 on rank 0, or any rank failing to
+// map, leaves everything on TCP; DT_SHM other than a boolean is an error. With
+// several machines, all-reduce becomes hierarchical.
+Status SetupShm(CommunicatorImpl* comm) {
+  bool wanted = true;
+  DT_RETURN_IF_ERROR(ShmWanted(comm, &wanted));
+  GroupByHost(comm);
+  const int n = static_cast<int>(comm->local_ranks.size());
+  if (comm->leaders.size() == static_cast<size_t>(comm->size))
+    return Status::OK();  // one rank per machine: nothing to share
+  // 1 MiB per slot: 4 ranks' two sets stay in cache (measured best among
+  // 128 KiB-16 MiB for 64 MiB all-reduces on 4 ranks).
+  size_t chunk =
+      std::max<size_t>(64 << 10, std::min<size_t>(1 << 20, (64 << 20) / n)) &
+      ~size_t{63};
+  std::string base;
+  DT_RETURN_IF_ERROR(AgreeOnBaseName(comm, wanted, &base));
+  if (base.empty()) return Status::OK();
+  const std::string name = base + "." + std::to_string(comm->local_ranks[0]);
+  bool leader = comm->local_rank == 0;
+  if (leader && n > 1) {
+    Status status = comm->shm.CreateNamed(name, n, chunk);
+    if (!status.ok())
+      comm->Log("no shared memory (" + status.message() + "); using TCP");
+  }
+  int32_t created = !leader || n == 1 || comm->shm.mapped() ? 1 : 0;
+  DT_RETURN_IF_ERROR(AllRanksMin(comm, &created));
+  if (created && !leader && n > 1) {
+    Status status = comm->shm.Open(name, n, chunk);
+    if (!status.ok())
+      comm->Log("no shared memory (" + status.message() + "); using TCP");
+  }
+  int32_t all_mapped = created && (n == 1 || comm->shm.mapped()) ? 1 : 0;
+  DT_RETURN_IF_ERROR(AllRanksMin(comm, &all_mapped));
+  if (leader) comm->shm.Unlink();  // everyone mapped it (or gave up)
+  if (!all_mapped) {
+    comm->shm.Reset();
+    return Status::OK();
+  }
+  comm->hierarchical = comm->leaders.size() > 1;
+  return Status::OK();
+}
+
+// Shared memory to the leader, a ring among leaders, shared memory back.
+Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
+                             DataType type, ReduceOp op) {
+  const bool shm = comm->shm.mapped(), leader = comm->local_rank == 0;
+  if (shm) {
+    size_t mine = leader ? count : 0;  // the leader's
+    DT_RETURN_IF_ERROR(comm->ShmReduce(buf, count, type, op, buf, 0, mine));
+  }
+  if (leader)
+    DT_RETURN_IF_ERROR(
+        RingAllReduce(comm, comm->Leaders(), buf, count, type, op));
+  if (!shm) return Status::OK();
+  return comm->ShmBroadcast(buf, count * DataTypeSize(type), 0, true);
+}
+
+// Spins until every rank reached the next barrier epoch; checks the
+// control connections meanwhile so a dead rank is noticed (and named) as
+// fast as on the TCP path. Each rank bumps its own counter; whoever sees
+// every counter at the new epoch bumps the wake word and wakes the
+// sleepers. A waiter spins briefly (the common case when every rank has its
+// own core), then sleeps on the wake word, leaving shared cores to the
+// ranks still working.
+Status CommunicatorImpl::ShmBarrier(bool patient) {
+  if (!failure.empty()) return Status::Unavailable(failure);
+  ++shm_epoch;
+  shm.counter(local_rank)->store(shm_epoch, std::memory_order_seq_cst);
+  Deadline deadline = DeadlineIn(opt.timeout_seconds);
+  const int n = static_cast<int>(local_ranks.size());
+  auto last_poll = Clock::now();
+  for (uint64_t spin = 0;; ++spin) {
+    // Read the wake word before the counters: a wake-up after this read
+    // changes it, so the futex wait below cannot miss it.
+    uint32_t seen = shm.wake()->load(std::memory_order_seq_cst);
+    bool all = true;
+    for (int r = 0; r < n && all; ++r)
+      all = shm.counter(r)->load(std::memory_order_seq_cst) >= shm_epoch;
+    if (all) {
+      shm.wake()->fetch_add(1, std::memory_order_seq_cst);
+      FutexWakeAll(shm.wake());
+      return Status::OK();
+    }
+    // Failures come on the control connections: look every 64 spins, and
+    // every 2 ms once sleeping.
+    if (spin % 64 == 63 || (spin >= 64 && Clock::now() - last_poll >
+                                              std::chrono::milliseconds(2))) {
+      last_poll = Clock::now();
+      DT_RETURN_IF_ERROR(PollCtrl());
+      if (!patient && Clock::now() > deadline) {
+        return Fail(Status::Timeout(
+            "rank " + std::to_string(rank) +
+            ": a rank on this machine made no progress for " +
+            std::to_string(static_cast<int>(opt.timeout_seconds)) + " s"));
+      }
+    }
+    if (spin < 64)
+      sched_yield();
+    else
+      FutexWait(shm.wake(), seen);
+  }
+}
+
+// Chunk by chunk: every rank copies its chunk into its slot, reduces its
+// 1/n of the chunk across all slots into the result area, and copies what
+// it wants of the result out. Alternate chunks use alternate buffer sets,
+// so two barriers per chunk suffice: a set is written again two chunks
+// later (in any collective), after a barrier every rank reaches only once
+// done with it. The same holds for the one-barrier broadcast and gather.
+Status CommunicatorImpl::ShmReduce(const char* src, size_t count, DataType type,
+                                   ReduceOp op, char* out, size_t out_lo,
+                                   size_t out_hi) {
+  const size_t elem_size = DataTypeSize(type);
+  const size_t per_chunk = shm.chunk() / elem_size;
+  const int n = static_cast<int>(local_ranks.size());
+  for (size_t first = 0; first < count; first += per_chunk) {
+    const int set = shm_set;
+    shm_set ^= 1;
+    size_t len = std::min(per_chunk, count - first);
+    std::memcpy(shm.slot(set, local_rank), src + first * elem_size,
+                len * elem_size);
+    DT_RETURN_IF_ERROR(ShmBarrier());
+    size_t mine_lo = SegmentStart(len, n, local_rank),
+           mine_hi = SegmentStart(len, n, local_rank + 1);
+    if (mine_hi > mine_lo) {
+      char* result = shm.result(set) + mine_lo * elem_size;
+      std::memcpy(result, shm.slot(set, 0) + mine_lo * elem_size,
+                  (mine_hi - mine_lo) * elem_size);
+      for (int r = 1; r < n; ++r) {
+        ReduceInto(result, shm.slot(set, r) + mine_lo * elem_size,
+                   mine_hi - mine_lo, type, op);
+      }
+    }
+    DT_RETURN_IF_ERROR(ShmBarrier());
+    size_t want_lo = std::max(first, out_lo),
+           want_hi = std::min(first + len, out_hi);
+    if (want_lo < want_hi) {
+      std::memcpy(out + (want_lo - out_lo) * elem_size,
+                  shm.result(set) + (want_lo - first) * elem_size,
+                  (want_hi - want_lo) * elem_size);
+    }
+  }
+  return Status::OK();
+}
+
+Status CommunicatorImpl::ShmBroadcast(char* buf, size_t bytes, int from,
+                                      bool patient) {
+  for (size_t first = 0; first < bytes; first += shm.chunk()) {
+    const int set = shm_set;
+    shm_set ^= 1;
+    size_t len = std::min(shm.chunk(), bytes - first);
+    if (local_rank == from) std::memcpy(shm.result(set), buf + first, len);
+    DT_RETURN_IF_ERROR(ShmBarrier(patient && first == 0));
+    if (local_rank != from) std::memcpy(buf + first, shm.result(set), len);
+  }
+  return Status::OK();
+}
+
+Status CommunicatorImpl::ShmAllGather(char* buf, size_t piece) {
+  const int n = static_cast<int>(local_ranks.size());
+  for (size_t first = 0; first < piece; first += shm.chunk()) {
+    const int set = shm_set;
+    shm_set ^= 1;
+    size_t len = std::min(shm.chunk(), piece - first);
+    std::memcpy(shm.slot(set, local_rank), buf + local_rank * piece + first,
+                len);
+    DT_RETURN_IF_ERROR(ShmBarrier());
+    for (int r = 0; r < n; ++r) {
+      if (r != local_rank)
+        std::memcpy(buf + r * piece + first, shm.slot(set, r), len);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace dist_train

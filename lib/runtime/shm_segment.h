@@ -1,0 +1,65 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// A shared-memory segment for the ranks of one machine: rank 0 creates it
+// under a random name (mode 0600), the others open it, and rank 0 unlinks
+// the name as soon as everyone has it mapped, so nothing is left behind even
+// after kill -9. Layout: one cache line per rank for its barrier counter,
+// one for the wake-up word (a futex the last rank at a barrier bumps), then
+// two sets of (one slot per rank + one result area), `chunk` bytes each.
+
+#ifndef DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
+#define DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "dist_train/status.h"
+
+namespace dist_train {
+
+class ShmSegment {
+ public:
+  ShmSegment() = default;
+  ~ShmSegment();
+  ShmSegment(const ShmSegment&) = delete;
+  ShmSegment& operator=(const ShmSegment&) = delete;
+
+  // "/dt-<16 random hex digits>".
+  static std::string RandomName();
+  // Creates "/dt-<random>" (mode 0600) and returns its name; a name that
+  // exists (someone squatting it) is never opened: another is drawn, three
+  // times at most.
+  Status Create(int ranks, size_t chunk, std::string* name);
+  // Creates `name` with O_EXCL (mode 0600): fails when it exists, whoever
+  // made it (the caller then falls back to TCP).
+  Status CreateNamed(const std::string& name, int ranks, size_t chunk);
+  // Maps a segment by name; refused unless this user owns it, nobody else
+  // may open it (mode 0600) and its size fits.
+  Status Open(const std::string& name, int ranks, size_t chunk);
+  void Unlink();  // rank 0, once every rank mapped it
+  void Reset();   // unmap
+
+  std::atomic<uint64_t>* counter(int rank) const;
+  std::atomic<uint32_t>* wake() const;
+  // Two sets of slots and result areas, used by alternate chunks.
+  char* slot(int set, int rank) const;
+  char* result(int set) const;
+  size_t chunk() const { return chunk_; }
+  bool mapped() const { return base_ != nullptr; }
+
+  static size_t Bytes(int ranks, size_t chunk);
+
+ private:
+  Status Map(int fd, int ranks, size_t chunk);
+  char* base_ = nullptr;
+  size_t bytes_ = 0, chunk_ = 0;
+  int ranks_ = 0;
+  bool exists_ = false;  // the last CreateNamed found the name taken
+  std::string name_;
+};
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_

@@ -1,0 +1,270 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The TCP ring: the byte exchange with both neighbours at once (and its
+// way of reporting a broken connection), the ring
+// algorithms built on it (reduce-scatter, all-gather, all-reduce,
+// broadcast) for all ranks or for the machines' leaders, and the NCCL
+// communicator, whose unique id rank 0 broadcasts over the ring.
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "base/env.h"
+#include "runtime/communicator_impl.h"
+#include "runtime/reduce.h"
+
+namespace dist_train {
+
+namespace {
+
+constexpr size_t kBroadcastChunk = 1 << 20;
+constexpr size_t kPipelinePiece = 1 << 20;
+constexpr size_t kMaxSend = 1 << 22;  // bytes per send() call
+
+// One transfer's progress in both directions.
+struct Transfer {
+  Conn& to;
+  Conn& from;
+  const char* sbuf;
+  size_t slen;
+  char* rbuf;
+  size_t rlen;
+  size_t sent = 0, got = 0;
+  bool sending() const { return sent < slen; }
+  bool receiving() const { return got < rlen; }
+};
+
+// Moves whatever the sockets take or hold now, without waiting; sets
+// `progress` when anything moved.
+Status TryBothWays(CommunicatorImpl* comm, Transfer* xfer,
+                   const std::function<void(size_t)>& on_recv, bool* progress) {
+  *progress = false;
+  if (xfer->sending()) {
+    ssize_t k = send(xfer->to.fd(), xfer->sbuf + xfer->sent,
+                     std::min<size_t>(xfer->slen - xfer->sent, kMaxSend),
+                     MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k > 0) {
+      xfer->sent += static_cast<size_t>(k), *progress = true;
+    } else if (k < 0 && errno != EAGAIN && errno != EINTR) {
+      return comm->DataError(Status::Unavailable(
+          xfer->to.peer() + " is gone (" + strerror(errno) + ")"));
+    }
+  }
+  if (xfer->receiving()) {
+    ssize_t k = recv(xfer->from.fd(), xfer->rbuf + xfer->got,
+                     xfer->rlen - xfer->got, MSG_DONTWAIT);
+    if (k > 0) {
+      xfer->got += static_cast<size_t>(k), *progress = true;
+      if (on_recv) on_recv(xfer->got);
+    } else if (k == 0) {
+      return comm->DataError(Status::Unavailable(
+          xfer->from.peer() + " closed the connection (died?)"));
+    } else if (errno != EAGAIN && errno != EINTR) {
+      return comm->DataError(Status::Unavailable(
+          xfer->from.peer() + " is gone (" + strerror(errno) + ")"));
+    }
+  }
+  return Status::OK();
+}
+
+// Sleeps until either neighbour's socket is ready or a control connection
+// has news (handled here: a failure notice ends the transfer).
+Status WaitForSockets(CommunicatorImpl* comm, const Transfer& xfer,
+                      Deadline deadline) {
+  std::vector<pollfd> fds = {
+      {xfer.to.fd(), static_cast<short>(xfer.sending() ? POLLOUT : 0), 0},
+      {xfer.from.fd(), static_cast<short>(xfer.receiving() ? POLLIN : 0), 0}};
+  comm->WatchCtrl(&fds);
+  auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     deadline - Clock::now())
+                     .count();
+  int ready = poll(fds.data(), fds.size(),
+                   static_cast<int>(std::max<int64_t>(left_ms, 0)));
+  if (ready < 0 && errno == EINTR) return Status::OK();
+  if (ready <= 0) {
+    return comm->Fail(Status::Timeout(
+        "rank " + std::to_string(comm->rank) + ": no progress for " +
+        std::to_string(static_cast<int>(comm->opt.timeout_seconds)) +
+        " s waiting on " +
+        (xfer.receiving() ? xfer.from.peer() : xfer.to.peer())));
+  }
+  if (fds[0].revents || fds[1].revents) return Status::OK();  // data first
+  return comm->HandleCtrl(fds, 2);
+}
+
+}  // namespace
+
+size_t SegmentStart(size_t count, int n, int i) {
+  return count * static_cast<size_t>(i) / static_cast<size_t>(n);
+}
+
+// A data connection broke. A neighbour's failure often shows up here first
+// as a consequence (its process exited after the real failure): give the
+// control connections a moment to deliver the root cause.
+Status CommunicatorImpl::DataError(const Status& status) {
+  Deadline grace = DeadlineIn(0.25);
+  while (failure.empty() && Clock::now() < grace) {
+    std::vector<pollfd> fds;
+    WatchCtrl(&fds);
+    if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+    // Stops at the first failure, which Fail recorded in `failure`.
+    HandleCtrl(fds, 0).IgnoreError();
+  }
+  return Fail(status);
+}
+
+CommunicatorImpl::Ring CommunicatorImpl::Leaders() {
+  int leader_index = static_cast<int>(
+      std::find(leaders.begin(), leaders.end(), rank) - leaders.begin());
+  return Ring{&leader_next, &leader_prev, static_cast<int>(leaders.size()),
+              leader_index};
+}
+
+Status CommunicatorImpl::Exchange(const Ring& ring, const char* sbuf,
+                                  size_t slen, char* rbuf, size_t rlen,
+                                  const std::function<void(size_t)>& on_recv) {
+  if (!failure.empty()) return Status::Unavailable(failure);
+  Transfer xfer{*ring.next, *ring.prev, sbuf, slen, rbuf, rlen};
+  Deadline deadline = DeadlineIn(opt.timeout_seconds);
+  while (xfer.sending() || xfer.receiving()) {
+    // Try both directions first; poll only when neither can move, so bulk
+    // transfers cost one syscall per chunk, not two.
+    bool progress = false;
+    DT_RETURN_IF_ERROR(TryBothWays(this, &xfer, on_recv, &progress));
+    if (progress) continue;  // finish what buffered data allows first
+    DT_RETURN_IF_ERROR(WaitForSockets(this, xfer, deadline));
+  }
+  return Status::OK();
+}
+
+// The ring's reduce-scatter: afterwards rank r holds the reduced segment r
+// (segment i = elements [start(i), start(i+1))).
+Status RingReduceScatter(CommunicatorImpl* comm,
+                         const CommunicatorImpl::Ring& ring, char* buf,
+                         size_t count, DataType type, ReduceOp op) {
+  const int n = ring.size, r = ring.rank;
+  const size_t elem_size = DataTypeSize(type);
+  char* incoming = comm->Scratch((count / n + 1) * elem_size);
+  for (int step = 0; step < n - 1; ++step) {
+    int send_seg = Mod(r - step - 1, n), recv_seg = Mod(r - step - 2, n);
+    size_t send_lo = SegmentStart(count, n, send_seg),
+           send_hi = SegmentStart(count, n, send_seg + 1);
+    size_t recv_lo = SegmentStart(count, n, recv_seg),
+           recv_hi = SegmentStart(count, n, recv_seg + 1);
+    // The whole segment goes out while the incoming one is reduced piece
+    // by piece as it completes, so reducing overlaps the transfer.
+    const size_t total = recv_hi - recv_lo;
+    size_t done = 0;
+    auto reduce_ready = [&](size_t got) {
+      size_t ready = got / elem_size;
+      if (ready - done < kPipelinePiece / elem_size && ready != total) return;
+      ReduceInto(buf + (recv_lo + done) * elem_size,
+                 incoming + done * elem_size, ready - done, type, op);
+      done = ready;
+    };
+    DT_RETURN_IF_ERROR(comm->Exchange(ring, buf + send_lo * elem_size,
+                                      (send_hi - send_lo) * elem_size, incoming,
+                                      total * elem_size, reduce_ready));
+  }
+  return Status::OK();
+}
+
+// The ring's all-gather: rank r starts with segment r, ends with all.
+Status RingAllGather(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
+                     char* buf, size_t count, size_t elem_size) {
+  const int n = ring.size, r = ring.rank;
+  for (int step = 0; step < n - 1; ++step) {
+    int send_seg = Mod(r - step, n), recv_seg = Mod(r - step - 1, n);
+    size_t send_lo = SegmentStart(count, n, send_seg),
+           send_hi = SegmentStart(count, n, send_seg + 1);
+    size_t recv_lo = SegmentStart(count, n, recv_seg),
+           recv_hi = SegmentStart(count, n, recv_seg + 1);
+    DT_RETURN_IF_ERROR(comm->Exchange(
+        ring, buf + send_lo * elem_size, (send_hi - send_lo) * elem_size,
+        buf + recv_lo * elem_size, (recv_hi - recv_lo) * elem_size));
+  }
+  return Status::OK();
+}
+
+Status RingAllReduce(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
+                     char* buf, size_t count, DataType type, ReduceOp op) {
+  DT_RETURN_IF_ERROR(RingReduceScatter(comm, ring, buf, count, type, op));
+  return RingAllGather(comm, ring, buf, count, DataTypeSize(type));
+}
+
+// Chunks pass along the ring of all ranks from `root`.
+Status RingBroadcast(CommunicatorImpl* comm, char* buf, size_t bytes,
+                     int root) {
+  if (comm->size == 1) return Status::OK();
+  bool receives = comm->rank != root,
+       sends = (comm->rank + 1) % comm->size != root;
+  for (size_t off = 0; off < bytes; off += kBroadcastChunk) {
+    size_t len = std::min(kBroadcastChunk, bytes - off);
+    if (receives)
+      DT_RETURN_IF_ERROR(comm->Exchange(nullptr, 0, buf + off, len));
+    if (sends) DT_RETURN_IF_ERROR(comm->Exchange(buf + off, len, nullptr, 0));
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// DT_LOCAL_GPU, else LOCAL_RANK, else 0. A bad value is an error: guessing
+// a device would put two ranks on one GPU.
+Status PlannedGpu(int* gpu) {
+  EnvMap env = ProcessEnv();
+  std::optional<uint64_t> n;
+  if (const char* name = EnvFirstSet(env, {"DT_LOCAL_GPU", "LOCAL_RANK"}))
+    DT_RETURN_IF_ERROR(EnvUint(env, name, 0, 1 << 24, &n));
+  *gpu = static_cast<int>(n.value_or(0));
+  return Status::OK();
+}
+
+}  // namespace
+
+// The NCCL communicator, made at the first device-memory collective: rank
+// 0's unique id travels over the authenticated ring; each rank uses its
+// planned GPU (DT_LOCAL_GPU, else LOCAL_RANK).
+Status CommunicatorImpl::Nccl(NcclBackend** out) {
+  if (!nccl) {
+    if (!NcclBackend::Compiled()) {
+      return Status::Unavailable(
+          "device memory needs NCCL, and dist-train was built without it");
+    }
+    int gpu = 0;
+    Status planned = PlannedGpu(&gpu);
+    if (!planned.ok()) {
+      Fail(planned).IgnoreError();  // the others must not wait for us
+      return planned;
+    }
+    char msg[1 + sizeof(NcclId)] = {0};  // ok byte, then the id
+    NcclId id{};
+    if (rank == 0) {
+      Status status = NcclBackend::NewId(&id);
+      if (!status.ok()) Log(status.message());
+      msg[0] = status.ok();
+      std::memcpy(msg + 1, id.data(), id.size());
+    }
+    DT_RETURN_IF_ERROR(RingBroadcast(this, msg, sizeof(msg), 0));
+    if (!msg[0])
+      return Status::Unavailable("rank 0 could not create an NCCL unique id");
+    std::memcpy(id.data(), msg + 1, id.size());
+    int devices = std::max(1, NcclBackend::DeviceCount());
+    int device = gpu % devices;
+    Status status = NcclBackend::Create(
+        rank, size, device, id, opt.timeout_seconds,
+        [this] { return PollCtrl(); }, &nccl);
+    if (!status.ok()) return Fail(status);  // the others must not wait for us
+  }
+  *out = nccl.get();
+  return Status::OK();
+}
+
+}  // namespace dist_train
