@@ -212,6 +212,14 @@ TEST(JobSpecTest, EveryErrorMessageExactly) {
       {"sweep: {random: {samples: 2, params: {x: {uniform: [-1e308, "
        "1e308]}}}}\nlaunch: {command: [a]}\n",
        "t.yaml:1:52: sweep.random.params.x.uniform: expected lo < hi"},
+      {"sweep: {random: {samples: 2, params: {x: {int: [2e75, 8]}}}}\n"
+       "launch: {command: [a]}\n",
+       "t.yaml:1:48: sweep.random.params.x.int: expected integers lo <= hi, "
+       "each within +-2^53"},
+      {"sweep: {random: {samples: 2, params: {x: {int: [0, "
+       "9007199254740994]}}}}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:48: sweep.random.params.x.int: expected integers lo <= hi, "
+       "each within +-2^53"},
       {"launch: {style: torchrun, command: [python3, train.py]}\n",
        "t.yaml:1:36: launch.command: starts with 'python3', but torchrun runs "
        "the script with Python itself: drop it (command: [train.py, ...])"},

@@ -164,15 +164,22 @@ Status Points(const SweepKind& kind, const YamlSource& src, const YAML::Node& n,
   return Status::OK();
 }
 
-// {int: [lo, hi]}: both whole numbers.
+// Whole numbers a double holds exactly: |x| <= 2^53 (checked before any
+// conversion to int64_t, which is undefined out of its range).
+bool ExactWholeNumber(double x) {
+  constexpr double kLimit = 9007199254740992.0;  // 2^53
+  return std::fabs(x) <= kLimit && x == std::floor(x);
+}
+
+// {int: [lo, hi]}: both whole numbers within +-2^53.
 Status IntDistribution(const YamlSource& src, const YAML::Node& v,
                        const std::string& p, RandomParam* r) {
   double lo, hi;
   DT_RETURN_IF_ERROR(ReadNumber(src, v[0], p, &lo));
   DT_RETURN_IF_ERROR(ReadNumber(src, v[1], p, &hi));
-  if (lo != static_cast<int64_t>(lo) || hi != static_cast<int64_t>(hi) ||
-      lo > hi)
-    return YamlError(src, v, p, "expected integers lo <= hi");
+  if (!ExactWholeNumber(lo) || !ExactWholeNumber(hi) || lo > hi)
+    return YamlError(src, v, p,
+                     "expected integers lo <= hi, each within +-2^53");
   r->kind = RandomParam::Kind::kInt, r->ilo = static_cast<int64_t>(lo),
   r->ihi = static_cast<int64_t>(hi);
   return Status::OK();
