@@ -56,3 +56,34 @@ load_cpus() {
   [[ "$output" == *"output pipe(s) still open 2000 ms after the last worker exited"* ]]
   [ "$took" -lt 8000 ]
 }
+
+# living PID: the process exists and is not a zombie (an orphan's reaper
+# may be slow).
+living() {
+  local state
+  state=$(sed -n 's/^State:\t\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null) || return 1
+  [[ -n $state && $state != Z ]]
+}
+
+@test "workers die with dt-run: a SIGKILLed dt-run leaves no worker behind (their own process groups escape proctrack/pgid)" {
+  local pid pids i p alive
+  "$RUN" --standalone --nproc 3 -- sh -c 'echo "$$" >"$0/tmp-$RANK" && mv "$0/tmp-$RANK" "$0/worker-$RANK"; exec sleep 300' "$BATS_TEST_TMPDIR" >/dev/null 2>&1 3>&- &
+  pid=$!
+  for i in $(seq 100); do
+    [ "$(ls "$BATS_TEST_TMPDIR"/worker-* 2>/dev/null | wc -l)" -eq 3 ] && break
+    sleep 0.05
+  done
+  pids=$(cat "$BATS_TEST_TMPDIR"/worker-*)
+  BUSY+=($pids)  # teardown kills what is left if the test fails
+  [ "$(wc -w <<<"$pids")" -eq 3 ]
+  for i in $pids; do living "$i"; done
+  kill -KILL "$pid"
+  wait "$pid" || true
+  for i in $(seq 100); do
+    alive=0
+    for p in $pids; do living "$p" && alive=$((alive + 1)); done
+    [ "$alive" -eq 0 ] && break
+    sleep 0.05
+  done
+  [ "$alive" -eq 0 ]
+}

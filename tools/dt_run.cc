@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -78,10 +79,20 @@ Plan PlanBinding(int nproc) {
   return p;
 }
 
+// A worker dies with its launcher: each is in its own process group (so
+// that a signal to one group reaches one worker), where proctrack/pgid's
+// kill of the step (dt-run's group) cannot reach it; a SIGKILLed dt-run
+// would leave it running, holding its GPU and ports into the next job.
+void DieWithLauncher(pid_t launcher) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != launcher) _exit(128 + SIGKILL);  // it died before prctl
+}
+
 [[noreturn]] void ExecWorker(const NodeContract& node, const Plan& plan,
                              int local, int restart, int out_fd, int err_fd,
-                             char** argv) {
+                             pid_t launcher, char** argv) {
   setpgid(0, 0);
+  DieWithLauncher(launcher);
   dup2(out_fd, 1);
   dup2(err_fd, 2);
   for (const auto& [k, v] : WorkerEnv(node, local, restart))
@@ -116,8 +127,10 @@ bool Spawn(const NodeContract& node, const Plan& plan, int restart, char** argv,
     w.rank = node.node_rank * node.nproc + i;
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return false;
+    const pid_t launcher = getpid();
     w.pid = fork();
-    if (w.pid == 0) ExecWorker(node, plan, i, restart, out[1], err[1], argv);
+    if (w.pid == 0)
+      ExecWorker(node, plan, i, restart, out[1], err[1], launcher, argv);
     setpgid(w.pid, w.pid);
     close(out[1]);
     close(err[1]);

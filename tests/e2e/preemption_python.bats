@@ -5,8 +5,8 @@
 # the requeued job resumes there and ends with the weights of a run that was
 # never interrupted, bit for bit. In task mode (srun) and in node mode with
 # dt-run as the launcher. scripts/run-tests runs this file again on 2-node
-# clusters with proctrack/pgid and linuxproc (DT_PROCTRACK tells which): the
-# cycle is the same under all three.
+# clusters with proctrack/pgid and linuxproc (DT_PROCTRACK tells which) on
+# the host's release: the cycle is the same under all three.
 #
 # The warning is sent with `scancel --signal=USR1` once the run reached a
 # chosen point: like Slurm's --signal it goes to the steps only, and it
@@ -116,7 +116,7 @@ check_saved() {
 # from exactly there and ended with the reference's weights.
 check_cycle() {
   local saved epoch batch
-  cat "$OUT/out.txt" "$OUT/runs"
+  cat "$OUT/runs" "$OUT/out.txt"  # runs first: short, and says the most
   [ "$1" = COMPLETED ]
   [[ $(scontrol -o show job "$JOB") == *"Restarts=1"* ]]
   saved=$(saved_step)
