@@ -56,6 +56,14 @@ Status StepGpus(SpankHost& host, uint32_t step_id,
   return Status::OK();
 }
 
+// Slurm's --gpus-per-task, when the step has it (0: not said).
+Status GpusPerTask(SpankHost& host, uint32_t* k) {
+  std::optional<std::string> value;
+  DT_RETURN_IF_ERROR(ReadEnv(host, "SLURM_GPUS_PER_TASK", &value));
+  if (!value || value->empty()) return Status::OK();
+  return ParseGpusPerTask(*value, "SLURM_GPUS_PER_TASK", k);
+}
+
 double MillisSince(const timespec& start) {
   timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -93,6 +101,7 @@ Status Plan(SpankHost& host, PluginState* st) {
   req.ntasks = ntasks;
   req.parts = EffectiveBind(st->config, st->options);
   DT_RETURN_IF_ERROR(StepGpus(host, step_id, &req.gpus));
+  DT_RETURN_IF_ERROR(GpusPerTask(host, &req.gpus_per_task));
   DT_RETURN_IF_ERROR(StepCpus(host, step_id, st->model, &req.cpus));
   DT_RETURN_IF_ERROR(PlanBinding(st->model, req, &st->plan));
   // Once per step per node (tests count these lines in slurmd's log).

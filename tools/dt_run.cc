@@ -58,6 +58,7 @@ struct Worker {
 struct Plan {
   NodeModel model;
   BindPlan binding;
+  BindingEnvInputs inputs;
   bool bound = false;
 };
 
@@ -65,15 +66,50 @@ void Log(const std::string& msg) {
   fprintf(stderr, "dt-run: %s\n", msg.c_str());
 }
 
+// The GPUs this launcher drives, as bus-order positions (unset: all of the
+// node's), and the CUDA_VISIBLE_DEVICES it was given for them: its own
+// GPUs when the plugin planned it as a task with several (DT_GPUS), else
+// the step's (SLURM_STEP_GPUS, SLURM_JOB_GPUS).
+Status LauncherGpus(const NodeModel& m, BindRequest* req,
+                    BindingEnvInputs* in) {
+  const char* visible = getenv("CUDA_VISIBLE_DEVICES");
+  const char* own = getenv("DT_GPUS");
+  if (own != nullptr && *own != '\0') {
+    std::vector<int> gpus;
+    DT_RETURN_IF_ERROR(GpuPositions(m, own, "DT_GPUS", &gpus));
+    req->gpus = gpus;
+    if (visible != nullptr) in->slurm_cuda_visible_devices = visible;
+    return Status::OK();
+  }
+  for (const char* var : {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}) {
+    const char* value = getenv(var);
+    if (value == nullptr || *value == '\0') continue;
+    std::vector<int> gpus;
+    DT_RETURN_IF_ERROR(ParseIndexList(value, var, &gpus));
+    req->gpus = gpus;
+    if (visible != nullptr) in->slurm_cuda_visible_devices = visible;
+    break;
+  }
+  return Status::OK();
+}
+
+// One launcher per node (or per task): its nproc workers are the plan's
+// ranks, its GPUs divided among them (several each when fewer workers).
 Plan PlanBinding(int nproc) {
   Plan p;
   BindRequest req;
   req.ntasks = static_cast<uint32_t>(nproc);
   Status s = LoadNodeModel("", &p.model);
+  if (s.ok()) s = LauncherGpus(p.model, &req, &p.inputs);
   if (s.ok()) s = PlanBinding(p.model, req, &p.binding);
   if (!s.ok()) {
     Log("warning: no topology binding: " + s.message());
     return p;
+  }
+  // On a CPU-only machine (standalone runs, tests) more workers than cores
+  // is the usual case, not a mistake worth a line per start.
+  if (!p.binding.step_gpus.empty()) {
+    for (const std::string& w : p.binding.warnings) Log("warning: " + w);
   }
   p.bound = true;
   return p;
@@ -100,7 +136,7 @@ void DieWithLauncher(pid_t launcher) {
   if (plan.bound) {
     const RankPlan& r = plan.binding.ranks[local];
     for (const auto& [k, v] :
-         BindingEnv(plan.model, plan.binding, r, BindingEnvInputs()))
+         BindingEnv(plan.model, plan.binding, r, plan.inputs))
       setenv(k.c_str(), v.c_str(), 1);
     Status s = ApplyCpuAffinity(r.cpus);
     if (!s.ok())

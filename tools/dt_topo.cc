@@ -4,6 +4,7 @@
 // (or on a saved hwloc XML topology), computed by the very same planner.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -16,7 +17,7 @@ namespace {
 
 struct Args {
   std::string topology, gpus, cpus, share = "exclusive";
-  int ntasks = 0;
+  int ntasks = 0, gpus_per_task = 0;
   bool json = false;
 };
 
@@ -32,9 +33,12 @@ Status BuildRequest(const Args& a, const NodeModel& model, BindRequest* req) {
     req->cpus = c;
   }
   size_t ngpus = req->gpus ? req->gpus->size() : model.gpus.size();
-  req->ntasks = a.ntasks > 0
-                    ? a.ntasks
-                    : static_cast<uint32_t>(std::max<size_t>(ngpus, 1));
+  size_t per = a.gpus_per_task > 0 ? a.gpus_per_task : 1;
+  req->gpus_per_task = static_cast<uint32_t>(a.gpus_per_task);
+  req->ntasks =
+      a.ntasks > 0
+          ? a.ntasks
+          : static_cast<uint32_t>(std::max<size_t>((ngpus + per - 1) / per, 1));
   req->parts.share = a.share == "domain" ? CpuShare::kDomain
                      : a.share == "none" ? CpuShare::kNone
                                          : CpuShare::kExclusive;
@@ -69,8 +73,8 @@ int main(int argc, char** argv) {
   dist_train::Args a;
   CLI::App app{
       "Show the binding plan dist-train applies on this node: each local "
-      "rank's GPU, "
-      "nearest NIC, CPU share and NUMA nodes."};
+      "rank's GPUs, "
+      "nearest NICs, CPU share and NUMA nodes."};
   app.add_option("--topology", a.topology,
                  "saved hwloc XML topology (default: this machine)")
       ->check(CLI::ExistingFile);
@@ -78,7 +82,12 @@ int main(int argc, char** argv) {
       "--gpus", a.gpus,
       "the step's GPUs as bus-order indexes, e.g. 0,2-3 (default: all)");
   app.add_option("--ntasks", a.ntasks,
-                 "local ranks (default: one per GPU, or 1)")
+                 "local ranks (default: one per GPU, or per --gpus-per-task "
+                 "GPUs, or 1)")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--gpus-per-task", a.gpus_per_task,
+                 "GPUs each rank drives, like Slurm's --gpus-per-task "
+                 "(default: one, or all GPUs divided among fewer ranks)")
       ->check(CLI::Range(1, 4096));
   app.add_option("--cpus", a.cpus,
                  "the step's CPUs as OS PU indexes (default: all allowed)");

@@ -1,20 +1,25 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
 // The binding planner: a node model + the step's allocation in, one plan
-// per local rank out (GPU, nearest NIC, a CPU share, NUMA nodes). Pure: the
-// plugin, dt-topo and the tests all call exactly this.
+// per local rank out (its GPUs, nearest NICs, a CPU share, NUMA nodes).
+// Pure: the plugin, dt-run, dt-topo and the tests all call exactly this.
 //
 // Rules (docs/binding.md explains each choice):
-//  - GPUs: the step's GPUs in PCI bus order; local rank i gets the
-//    (i mod n)-th (more ranks than GPUs share round-robin); none: CPU only.
-//  - NIC: best tier first (RDMA > fabric Ethernet > management Ethernet),
-//    then smallest tree distance to the rank's GPU (to its CPUs' locality
-//    when CPU-only); ties go round-robin, in bus order, to the ranks with
-//    the same candidate set, in local-rank order.
-//  - CPUs: the GPU's local CPUs intersected with the step's CPUs; ranks
+//  - GPUs: the step's GPUs in PCI bus order. k GPUs per rank: the
+//    request's gpus_per_task, else 1 when ranks >= GPUs, else GPUs / ranks;
+//    rank i gets the contiguous block of slots i*k .. i*k+k-1 (mod n: more
+//    ranks than GPUs share round-robin); none: CPU only. GPUs in no rank's
+//    block give a warning that names them.
+//  - NIC: per GPU of a rank: best tier first (RDMA > fabric Ethernet >
+//    management Ethernet), then smallest tree distance to that GPU (to the
+//    rank's CPUs' locality when CPU-only); ties go round-robin, in bus
+//    order, to the GPUs with the same candidate set, in local-rank order.
+//    A rank's NICs are the distinct ones of its GPUs, best first.
+//  - CPUs: each GPU's local CPUs intersected with the step's CPUs; ranks
 //    whose domains are equal split it into disjoint, equal, whole-core
-//    shares (exclusive), or each take it all (domain), or no binding.
-//  - NUMA: the NUMA nodes holding the rank's CPUs (or the GPU's locality).
+//    shares in proportion to their GPUs there (exclusive), or each take it
+//    all (domain), or no binding. A rank's CPUs: the union of its shares.
+//  - NUMA: the NUMA nodes holding the rank's CPUs (or its GPUs' locality).
 
 #ifndef DIST_TRAIN_LIB_BINDING_BINDING_H_
 #define DIST_TRAIN_LIB_BINDING_BINDING_H_
@@ -42,6 +47,9 @@ struct BindParts {
 
 struct BindRequest {
   uint32_t ntasks = 1;  // local ranks on this node
+  // GPUs each rank drives (Slurm's --gpus-per-task); 0 = not said: one per
+  // rank, or the step's GPUs divided among fewer ranks.
+  uint32_t gpus_per_task = 0;
   // The step's GPUs as positions in the node's bus-ordered GPU list;
   // unset = all GPUs of the node (Slurm manages none).
   std::optional<std::vector<int>> gpus;
@@ -52,12 +60,15 @@ struct BindRequest {
 
 struct RankPlan {
   uint32_t local_rank = 0;
-  int gpu = -1;           // index into NodeModel::gpus, -1: none
+  int gpu = -1;           // its first GPU: index into NodeModel::gpus, -1: none
   int gpu_slot = -1;      // position of that GPU in BindPlan::step_gpus
-  int nic = -1;           // index into NodeModel::nics, -1: none
-  std::vector<int> cpus;  // PU OS indexes; empty: not bound
-  int cores = 0;          // whole cores in `cpus` (0 when shared PUs)
-  std::vector<int> numa;  // NUMA node OS indexes
+  int nic = -1;           // its best NIC: index into NodeModel::nics, -1: none
+  std::vector<int> gpus;  // all its GPUs (NodeModel::gpus), bus order
+  std::vector<int> gpu_slots;  // their positions in BindPlan::step_gpus
+  std::vector<int> nics;       // its NICs (NodeModel::nics), best first
+  std::vector<int> cpus;       // PU OS indexes; empty: not bound
+  int cores = 0;               // whole cores in `cpus` (0 when shared PUs)
+  std::vector<int> numa;       // NUMA node OS indexes
 };
 
 struct BindPlan {
@@ -82,6 +93,16 @@ Status ParseIndexList(std::string_view text, const char* what,
 
 // "0-3,8,10-11".
 std::string FormatIndexList(const std::vector<int>& sorted);
+
+// Positions in model.gpus of the GPUs named by PCI bus id, comma-separated
+// ("0000:1a:00.0,0000:3a:00.0", as DT_GPUS lists a task's GPUs); a bus id
+// not on this node is an error naming `what` and the id.
+Status GpuPositions(const NodeModel& model, std::string_view bus_ids,
+                    const char* what, std::vector<int>* out);
+
+// Parses Slurm's SLURM_GPUS_PER_TASK: "[type:]count", several comma-separated
+// for several types (summed), each count 1..4096. `what` names the source.
+Status ParseGpusPerTask(std::string_view text, const char* what, uint32_t* out);
 
 }  // namespace dist_train
 

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string_view>
+#include <vector>
 
 #include "base/parse.h"
 #include "binding/gpu_vendor.h"
@@ -22,37 +24,87 @@ std::string VisibleDevices(const BindPlan& plan, const std::string& slurm) {
   return out;
 }
 
+// A rank with several GPUs sees exactly those, so that its own workers (a
+// launcher's) or its devices 0..k-1 are its GPUs: Slurm's entries at their
+// slots when Slurm lists the whole step, else their bus-order positions.
+std::string OwnDevices(const BindPlan& plan, const RankPlan& r,
+                       const std::string& slurm) {
+  std::vector<std::string_view> listed = Split(slurm, ',');
+  bool keep = !slurm.empty() && listed.size() == plan.step_gpus.size();
+  std::string out;
+  for (int slot : r.gpu_slots) {
+    out += out.empty() ? "" : ",";
+    out +=
+        keep ? std::string(listed[slot]) : std::to_string(plan.step_gpus[slot]);
+  }
+  return out;
+}
+
+std::string Joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
 void GpuEnv(const NodeModel& m, const BindPlan& plan, const RankPlan& r,
             const BindingEnvInputs& in, EnvAssignments* env) {
   // CUDA numbers devices by PCI bus only with this; the plan, NVML and
   // Slurm's GRES AutoDetect all use bus order.
   env->emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-  // Every GPU of the step stays visible (P2P/NVLink); the rank's own GPU is
-  // device number DT_LOCAL_GPU, which is LOCAL_RANK unless ranks outnumber
-  // GPUs. Each variable the vendor's runtimes read gets the same list.
-  std::string visible = VisibleDevices(plan, in.slurm_cuda_visible_devices);
+  // A one-GPU rank: every GPU of the step stays visible (P2P/NVLink); the
+  // rank's own GPU is device number DT_LOCAL_GPU, which is LOCAL_RANK unless
+  // ranks outnumber GPUs. A rank with several GPUs sees just its own, its
+  // first as device 0. Each variable the vendor's runtimes read gets the
+  // same list.
+  bool several = r.gpus.size() > 1;
+  std::string visible =
+      several ? OwnDevices(plan, r, in.slurm_cuda_visible_devices)
+              : VisibleDevices(plan, in.slurm_cuda_visible_devices);
   for (const std::string& var :
        GpuVendorOf(m.gpus[r.gpu].vendor).visible_devices_vars) {
     env->emplace_back(var, visible);
   }
-  env->emplace_back("DT_LOCAL_GPU", std::to_string(r.gpu_slot));
+  env->emplace_back("DT_LOCAL_GPU", several ? "0" : std::to_string(r.gpu_slot));
   env->emplace_back("DT_GPU", m.gpus[r.gpu].busid);
+  if (several) {
+    std::vector<std::string> ids;
+    for (int g : r.gpus) ids.push_back(m.gpus[g].busid);
+    env->emplace_back("DT_GPUS", Joined(ids));
+  }
 }
 
-void NicEnv(const PciDevice& nic, bool nccl_ib_hca, EnvAssignments* env) {
-  std::string name = !nic.verbs.empty()    ? nic.verbs
-                     : !nic.netdev.empty() ? nic.netdev
-                                           : nic.busid;
-  env->emplace_back("DT_NIC", name);
-  env->emplace_back("DT_NIC_PCI", nic.busid);
-  // UCX (MPI, UCC) uses every device unless told; give it the nearest one.
-  if (!nic.verbs.empty()) {
-    env->emplace_back("UCX_NET_DEVICES", nic.verbs + ":1");
-  } else if (!nic.netdev.empty()) {
-    env->emplace_back("UCX_NET_DEVICES", nic.netdev);
+std::string NicName(const PciDevice& nic) {
+  return !nic.verbs.empty()    ? nic.verbs
+         : !nic.netdev.empty() ? nic.netdev
+                               : nic.busid;
+}
+
+// UCX's device word for a NIC ("" when it has neither verbs nor netdev).
+std::string UcxDevice(const PciDevice& nic) {
+  return !nic.verbs.empty() ? nic.verbs + ":1" : nic.netdev;
+}
+
+// DT_NIC and DT_NIC_PCI name the rank's best NIC; the list-valued
+// variables (DT_NICS, UCX_NET_DEVICES, NCCL_IB_HCA) name all of its NICs,
+// best first: a rank driving several GPUs drives their rails.
+void NicEnv(const NodeModel& m, const RankPlan& r, bool nccl_ib_hca,
+            EnvAssignments* env) {
+  std::vector<int> nics = r.nics.empty() ? std::vector<int>{r.nic} : r.nics;
+  const PciDevice& best = m.nics[nics.front()];
+  env->emplace_back("DT_NIC", NicName(best));
+  env->emplace_back("DT_NIC_PCI", best.busid);
+  std::vector<std::string> names, ucx, hcas;
+  for (int i : nics) {
+    const PciDevice& nic = m.nics[i];
+    names.push_back(NicName(nic));
+    if (!UcxDevice(nic).empty()) ucx.push_back(UcxDevice(nic));
+    if (!nic.verbs.empty()) hcas.push_back(nic.verbs);
   }
-  if (nccl_ib_hca && !nic.verbs.empty()) {
-    env->emplace_back("NCCL_IB_HCA", "=" + nic.verbs);
+  if (nics.size() > 1) env->emplace_back("DT_NICS", Joined(names));
+  // UCX (MPI, UCC) uses every device unless told; give it the nearest ones.
+  if (!ucx.empty()) env->emplace_back("UCX_NET_DEVICES", Joined(ucx));
+  if (nccl_ib_hca && !hcas.empty()) {
+    env->emplace_back("NCCL_IB_HCA", "=" + Joined(hcas));
   }
 }
 
@@ -63,7 +115,7 @@ EnvAssignments BindingEnv(const NodeModel& model, const BindPlan& plan,
   EnvAssignments env;
   if (in.parts.gpu && rank.gpu >= 0) GpuEnv(model, plan, rank, in, &env);
   if (in.parts.nic && rank.nic >= 0) {
-    NicEnv(model.nics[rank.nic], in.nccl_ib_hca, &env);
+    NicEnv(model, rank, in.nccl_ib_hca, &env);
   }
   if (in.parts.cpu && !rank.cpus.empty()) {
     size_t threads = rank.cores > 0 ? rank.cores : rank.cpus.size();

@@ -333,6 +333,34 @@ std::vector<std::string> RealTopologies() {
   return files;
 }
 
+// The PUs local to any of the rank's GPUs (empty: one has no locality).
+std::vector<int> LocalPus(const NodeModel& m, const RankPlan& r) {
+  std::set<int> pus;
+  for (int g : r.gpus) {
+    if (m.gpus[g].local_pus.empty()) return {};
+    pus.insert(m.gpus[g].local_pus.begin(), m.gpus[g].local_pus.end());
+  }
+  return std::vector<int>(pus.begin(), pus.end());
+}
+
+// Whether `nic` is of the best tier and nearest to one of the rank's GPUs.
+bool NearestToOneOf(const NodeModel& m, const RankPlan& r, int nic) {
+  int best_tier = 9;
+  for (const PciDevice& n : m.nics)
+    best_tier = std::min(best_tier, static_cast<int>(n.tier));
+  if (static_cast<int>(m.nics[nic].tier) != best_tier) return false;
+  if (r.gpus.empty()) return true;
+  for (int g : r.gpus) {
+    int best_dist = 1 << 30;
+    for (const PciDevice& n : m.nics) {
+      if (static_cast<int>(n.tier) == best_tier)
+        best_dist = std::min(best_dist, TreeDistance(m.gpus[g], n));
+    }
+    if (TreeDistance(m.gpus[g], m.nics[nic]) == best_dist) return true;
+  }
+  return false;
+}
+
 void CheckInvariants(const NodeModel& m, const BindPlan& plan,
                      const std::string& what) {
   bool overlapping = false;
@@ -343,23 +371,19 @@ void CheckInvariants(const NodeModel& m, const BindPlan& plan,
     SCOPED_TRACE(what + " rank " + std::to_string(r.local_rank));
     EXPECT_FALSE(r.cpus.empty());
     EXPECT_FALSE(r.numa.empty());
-    if (r.gpu >= 0 && !m.gpus[r.gpu].local_pus.empty()) {
-      EXPECT_TRUE(Subset(r.cpus, m.gpus[r.gpu].local_pus))
-          << "CPUs not local to the GPU";
+    if (r.gpu >= 0) {
+      EXPECT_EQ(r.gpus.front(), r.gpu);
+    }
+    std::vector<int> local = LocalPus(m, r);
+    if (!local.empty()) {
+      EXPECT_TRUE(Subset(r.cpus, local)) << "CPUs not local to its GPUs";
     }
     if (m.nics.empty()) continue;
     ASSERT_GE(r.nic, 0);
-    int best_tier = 9, best_dist = 1 << 30;
-    for (const PciDevice& n : m.nics)
-      best_tier = std::min(best_tier, static_cast<int>(n.tier));
-    for (const PciDevice& n : m.nics) {
-      if (static_cast<int>(n.tier) == best_tier && r.gpu >= 0) {
-        best_dist = std::min(best_dist, TreeDistance(m.gpus[r.gpu], n));
-      }
-    }
-    EXPECT_EQ(static_cast<int>(m.nics[r.nic].tier), best_tier);
-    if (r.gpu >= 0) {
-      EXPECT_EQ(TreeDistance(m.gpus[r.gpu], m.nics[r.nic]), best_dist);
+    ASSERT_FALSE(r.nics.empty());
+    EXPECT_EQ(r.nics.front(), r.nic);
+    for (int nic : r.nics) {
+      EXPECT_TRUE(NearestToOneOf(m, r, nic)) << m.nics[nic].busid;
     }
   }
 }

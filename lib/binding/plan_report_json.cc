@@ -4,22 +4,44 @@
 #include "binding/plan_report.h"
 
 namespace dist_train {
+namespace {
+
+nlohmann::ordered_json Nic(const NodeModel& model, int i) {
+  return {{"pci", model.nics[i].busid}, {"names", model.nics[i].names}};
+}
+
+// A rank with several GPUs or NICs also lists them all ("gpus", "nics");
+// a one-GPU, one-NIC rank keeps the shorter form.
+void AddSets(const NodeModel& model, const RankPlan& r,
+             nlohmann::ordered_json* row) {
+  if (r.gpus.size() > 1) {
+    nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+    for (int g : r.gpus) gpus.push_back(model.gpus[g].busid);
+    (*row)["gpus"] = gpus;
+  }
+  if (r.nics.size() > 1) {
+    nlohmann::ordered_json nics = nlohmann::ordered_json::array();
+    for (int i : r.nics) nics.push_back(Nic(model, i));
+    (*row)["nics"] = nics;
+  }
+}
+
+}  // namespace
 
 std::string PlanJson(const NodeModel& model, const BindPlan& plan) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const RankPlan& r : plan.ranks) {
     nlohmann::ordered_json nic = nullptr;
-    if (r.nic >= 0) {
-      nic = {{"pci", model.nics[r.nic].busid},
-             {"names", model.nics[r.nic].names}};
-    }
-    list.push_back(
-        {{"local_rank", r.local_rank},
-         {"gpu", r.gpu < 0 ? nlohmann::ordered_json(nullptr)
-                           : nlohmann::ordered_json(model.gpus[r.gpu].busid)},
-         {"nic", nic},
-         {"cpus", r.cpus},
-         {"numa", r.numa}});
+    if (r.nic >= 0) nic = Nic(model, r.nic);
+    nlohmann::ordered_json row = {
+        {"local_rank", r.local_rank},
+        {"gpu", r.gpu < 0 ? nlohmann::ordered_json(nullptr)
+                          : nlohmann::ordered_json(model.gpus[r.gpu].busid)},
+        {"nic", nic},
+        {"cpus", r.cpus},
+        {"numa", r.numa}};
+    AddSets(model, r, &row);
+    list.push_back(row);
   }
   return list.dump(2) + "\n";
 }

@@ -13,13 +13,31 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
-std::vector<std::string> Row(const NodeModel& m, const RankPlan& r) {
-  std::string gpu = r.gpu < 0 ? "-" : m.gpus[r.gpu].busid;
-  std::string nic = "-";
-  if (r.nic >= 0) {
-    const PciDevice& n = m.nics[r.nic];
-    nic = n.busid + (n.names.empty() ? "" : " " + Join(n.names));
+// A rank's GPUs (bus ids, comma-separated) or "-".
+std::string Gpus(const NodeModel& m, const RankPlan& r) {
+  if (r.gpus.empty()) return r.gpu < 0 ? "-" : m.gpus[r.gpu].busid;
+  std::vector<std::string> ids;
+  for (int g : r.gpus) ids.push_back(m.gpus[g].busid);
+  return Join(ids);
+}
+
+// A rank's NICs, best first ("; "-separated: names are comma-separated).
+std::string Nics(const NodeModel& m, const RankPlan& r) {
+  std::vector<int> nics = r.nics;
+  if (nics.empty() && r.nic >= 0) nics.push_back(r.nic);
+  if (nics.empty()) return "-";
+  std::string out;
+  for (int i : nics) {
+    const PciDevice& n = m.nics[i];
+    out += (out.empty() ? "" : "; ") + n.busid +
+           (n.names.empty() ? "" : " " + Join(n.names));
   }
+  return out;
+}
+
+std::vector<std::string> Row(const NodeModel& m, const RankPlan& r) {
+  std::string gpu = Gpus(m, r);
+  std::string nic = Nics(m, r);
   std::string cpus = r.cpus.empty() ? "(not bound)" : FormatIndexList(r.cpus);
   return {std::to_string(r.local_rank), gpu, nic, cpus,
           FormatIndexList(r.numa)};
