@@ -158,32 +158,59 @@ void AddChildren(pid_t pid) {
 // /proc/PID/status; large, since a long Groups: line comes before Sig*.
 char g_status[65536];
 
+// Pids already looked at for the warning being relayed.
+pid_t g_seen[kMaxDescendants];
+int g_nseen = 0;
+
+bool Seen(pid_t pid) {
+  for (int i = 0; i < g_nseen; ++i) {
+    if (g_seen[i] == pid) return true;
+  }
+  return false;
+}
+
+// Sends `sig` to `pid` if it wants it (and, under pgid, is not in our
+// process group). Through a pidfd taken before the check, so a pid reused
+// meanwhile is never signalled.
+void OfferWarning(pid_t pid, int sig, bool skip_own_group, pid_t group) {
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return;  // gone
+  Path path;
+  path.Add("/proc/").Add(pid).Add("/status");
+  ssize_t len = ReadSmallFile(path.buf, g_status, sizeof(g_status));
+  SignalMasks masks;
+  if (len > 0 && ParseStatusMasks(g_status, static_cast<size_t>(len), &masks) &&
+      WantsSignal(masks, sig) && !(skip_own_group && getpgid(pid) == group)) {
+    syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+  }
+  close(pidfd);
+}
+
+// The kernel lists children by position when the previous one it listed
+// has exited, and then skips one: a worker that exits while we walk (under
+// pgid, killpg reached it at the same moment) can hide its younger
+// sibling. So the walk is repeated until it finds nobody new.
+constexpr int kMaxWalks = 8;
+
 // Sends `sig` to every descendant of this process that wants it, once;
 // under pgid skips those in our process group (Slurm's killpg reached
-// them). Through a pidfd taken before the check, so a pid reused meanwhile
-// is never signalled.
+// them).
 void ForwardWarning(int sig, bool skip_own_group) {
-  g_nfound = 0;
-  AddChildren(getpid());
-  for (int i = 0; i < g_nfound; ++i) AddChildren(g_found[i]);
   pid_t group = getpgrp();
-  for (int i = 0; i < g_nfound; ++i) {
-    pid_t pid = g_found[i];
-    bool twice = false;
-    for (int j = 0; j < i && !twice; ++j) twice = g_found[j] == pid;
-    if (twice) continue;
-    int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-    if (pidfd < 0) continue;  // gone
-    Path path;
-    path.Add("/proc/").Add(pid).Add("/status");
-    ssize_t len = ReadSmallFile(path.buf, g_status, sizeof(g_status));
-    SignalMasks masks;
-    if (len > 0 &&
-        ParseStatusMasks(g_status, static_cast<size_t>(len), &masks) &&
-        WantsSignal(masks, sig) && !(skip_own_group && getpgid(pid) == group)) {
-      syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0);
+  g_nseen = 0;
+  for (int walk = 0; walk < kMaxWalks; ++walk) {
+    g_nfound = 0;
+    AddChildren(getpid());
+    for (int i = 0; i < g_nfound; ++i) AddChildren(g_found[i]);
+    int fresh = 0;
+    for (int i = 0; i < g_nfound; ++i) {
+      pid_t pid = g_found[i];
+      if (Seen(pid) || g_nseen == kMaxDescendants) continue;
+      g_seen[g_nseen++] = pid;
+      ++fresh;
+      OfferWarning(pid, sig, skip_own_group, group);
     }
-    close(pidfd);
+    if (fresh == 0) return;
   }
 }
 

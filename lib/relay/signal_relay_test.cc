@@ -140,6 +140,10 @@ void Catch(int sig, char letter) {
 pid_t StartWorker(char letter, bool new_session, bool orphan) {
   pid_t pid = fork();
   if (pid != 0) return pid;
+  // Not L's handler: until Worker() catches, this process (and the middle
+  // one of a double fork) does not want the warning, as a real launcher's
+  // child after exec.
+  signal(SIGUSR1, SIG_DFL);
   if (new_session) setsid();
   if (orphan && fork() != 0) _exit(0);  // the middle process exits at once
   Worker(letter);
