@@ -122,10 +122,13 @@ def stop_for_preemption(rank):
     requeued = torch.zeros(1, dtype=torch.int32)
     if rank == 0:
         requeued[0] = int(preemption.requeue())
+        # Say it at once: Slurm ends the job right after the requeue, maybe
+        # before the broadcast below returns.
+        if requeued.item():
+            say(rank, "job requeued; stopping (exit %d)" %
+                dist_train.PREEMPTED_EXIT_CODE)
     dist.broadcast(requeued, 0)
     if requeued.item():
-        say(rank, "job requeued; stopping (exit %d)" %
-            dist_train.PREEMPTED_EXIT_CODE)
         return True
     say(rank, "no requeue (the job may not be requeued again): training on")
     preemption.clear_stop_request()

@@ -148,20 +148,22 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Fail(r, "checkpoint", s);
     if (!stop) continue;
     // Say it before requeueing: Slurm ends the job right after the requeue.
-    if (r == 0)
+    if (r == 0) {
       printf("preemption warning: checkpoint of step %d saved\n", step + 1);
+      fflush(stdout);
+    }
     int32_t requeued = 0;
     dist_train::Status rq;
     if (r == 0) {
       rq = dist_train::RequeueJob();
       requeued = rq.ok();
+      // At once, for the same reason (maybe before the broadcast returns).
+      if (requeued) printf("job requeued; stopping (exit 75)\n");
+      fflush(stdout);
     }
     s = comm->Broadcast(&requeued, 1, dist_train::DataType::kInt32, 0);
     if (!s.ok()) return Fail(r, "requeue decision", s);
-    if (requeued) {
-      if (r == 0) printf("job requeued; stopping (exit 75)\n");
-      return dist_train::kPreemptedExitCode;
-    }
+    if (requeued) return dist_train::kPreemptedExitCode;
     if (r == 0) printf("no requeue (%s): training on\n", rq.message().c_str());
     dist_train::ClearStopRequest();
   }
