@@ -283,7 +283,7 @@ install: all $(PLUGSTACK_SNIPPET) $(BUILD)/dist-train.pc
 	$(INSTALL) -m 0755 $(LIB_SO) $(DESTDIR)$(libdir)/
 	ln -sf $(SONAME) $(DESTDIR)$(libdir)/libdist-train.so
 	$(INSTALL) -m 0644 $(BUILD)/dist-train.pc $(DESTDIR)$(libdir)/pkgconfig/
-	$(INSTALL) -m 0644 docs/*.md $(DESTDIR)$(docdir)/
+	$(INSTALL) -m 0644 docs/*.md docs/*.svg $(DESTDIR)$(docdir)/
 	$(INSTALL) -m 0755 $(TOOLS) tools/dt-check-install $(DESTDIR)$(bindir)/
 	$(INSTALL) -d $(DESTDIR)$(TEMPLATE_DIR)
 	$(INSTALL) -m 0644 templates/*.sbatch $(DESTDIR)$(TEMPLATE_DIR)/

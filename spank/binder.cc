@@ -104,6 +104,11 @@ Status Plan(SpankHost& host, PluginState* st) {
   DT_RETURN_IF_ERROR(GpusPerTask(host, &req.gpus_per_task));
   DT_RETURN_IF_ERROR(StepCpus(host, step_id, st->model, &req.cpus));
   DT_RETURN_IF_ERROR(PlanBinding(st->model, req, &st->plan));
+  for (RankPlan& r : st->plan.ranks) {
+    uint32_t global = 0;
+    if (host.GlobalTaskId(r.local_rank, &global) == ESPANK_SUCCESS)
+      r.rank = global;
+  }
   // Once per step per node (tests count these lines in slurmd's log).
   host.Info(PlanTimings(job_id, step_id, st->topology_source, load_ms, ntasks,
                         MillisSince(start)));

@@ -31,6 +31,7 @@ class FakeSpankHost : public SpankHost {
   std::map<std::string, std::string> process;  // srun/sbatch's own
   std::map<uint32_t, int64_t> end_times;       // job -> end time
   std::map<std::string, std::string> node_addrs;
+  std::map<uint32_t, uint32_t> global_ids;  // local -> global task id
   int end_time_rpcs = 0, node_addr_rpcs = 0;
   std::vector<std::string> infos, verboses, errors;
 
@@ -47,6 +48,12 @@ class FakeSpankHost : public SpankHost {
     auto it = items.find(item);
     if (it == items.end()) return Rc(ESPANK_NOT_AVAIL);
     *out = static_cast<int>(it->second);
+    return Rc(ESPANK_SUCCESS);
+  }
+  spank_err_t GlobalTaskId(uint32_t local, uint32_t* global) override {
+    auto it = global_ids.find(local);
+    if (it == global_ids.end()) return Rc(ESPANK_NOT_AVAIL);
+    *global = it->second;
     return Rc(ESPANK_SUCCESS);
   }
   spank_err_t GetItem(spank_item_t item, char** out) override {

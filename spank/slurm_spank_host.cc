@@ -24,6 +24,10 @@ spank_err_t SlurmSpankHost::GetItem(spank_item_t item, char** out) {
   return spank_get_item(sp_, item, out);
 }
 
+spank_err_t SlurmSpankHost::GlobalTaskId(uint32_t local, uint32_t* global) {
+  return spank_get_item(sp_, S_JOB_LOCAL_TO_GLOBAL_ID, local, global);
+}
+
 spank_err_t SlurmSpankHost::GetEnv(const char* name, char* buf, int len) {
   return spank_getenv(sp_, name, buf, len);
 }

@@ -22,6 +22,7 @@ class SlurmSpankHost : public SpankHost {
   spank_err_t GetItem(spank_item_t item, uint32_t* out) override;
   spank_err_t GetItem(spank_item_t item, int* out) override;
   spank_err_t GetItem(spank_item_t item, char** out) override;
+  spank_err_t GlobalTaskId(uint32_t local, uint32_t* global) override;
   spank_err_t GetEnv(const char* name, char* buf, int len) override;
   spank_err_t SetEnv(const char* name, const char* value,
                      int overwrite) override;

@@ -30,6 +30,8 @@ class SpankHost {
   virtual spank_err_t GetItem(spank_item_t item, uint32_t* out) = 0;
   virtual spank_err_t GetItem(spank_item_t item, int* out) = 0;
   virtual spank_err_t GetItem(spank_item_t item, char** out) = 0;
+  // S_JOB_LOCAL_TO_GLOBAL_ID: the global task id of local task `local`.
+  virtual spank_err_t GlobalTaskId(uint32_t local, uint32_t* global) = 0;
 
   // The job's environment in slurmstepd: spank_getenv(), spank_setenv(),
   // spank_unsetenv(); spank_strerror() for their errors.

@@ -5,19 +5,23 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <string>
 
 #include "binding/binding.h"
 #include "binding/plan_report.h"
+#include "binding/plan_svg.h"
 #include "binding/topology.h"
 
 namespace dist_train {
 namespace {
 
 struct Args {
-  std::string topology, gpus, cpus, share = "exclusive";
-  int ntasks = 0, gpus_per_task = 0;
+  std::string topology, gpus, cpus, share = "exclusive", svg;
+  int ntasks = 0, gpus_per_task = 0, node_rank = 0;
   bool json = false;
 };
 
@@ -45,6 +49,33 @@ Status BuildRequest(const Args& a, const NodeModel& model, BindRequest* req) {
   return Status::OK();
 }
 
+// Writes the drawing next to `path` first, then renames it into place: a
+// failed write leaves an existing file as it was.
+Status WriteSvg(const std::string& path, const std::string& svg) {
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << svg;
+    if (!out.flush()) {
+      Status s = Status::IOError(path + ": cannot write: " + strerror(errno));
+      remove(tmp.c_str());
+      return s;
+    }
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    Status s = Status::IOError(path + ": cannot write: " + strerror(errno));
+    remove(tmp.c_str());
+    return s;
+  }
+  return Status::OK();
+}
+
+std::string SvgTitle(const Args& a, const BindPlan& plan) {
+  std::string source = a.topology.empty() ? "this node" : a.topology;
+  return "dt-topo: " + source + ", " + std::to_string(plan.ranks.size()) +
+         " local ranks";
+}
+
 int Run(const Args& a) {
   NodeModel model;
   BindRequest req;
@@ -55,9 +86,19 @@ int Run(const Args& a) {
                                 : LoadNodeModelIsolated(a.topology, &model);
   if (s.ok()) s = BuildRequest(a, model, &req);
   if (s.ok()) s = PlanBinding(model, req, &plan);
+  // Global ranks as srun's default (block) distribution numbers them.
+  for (RankPlan& r : plan.ranks)
+    r.rank = static_cast<int64_t>(a.node_rank) * req.ntasks + r.local_rank;
   if (!s.ok()) {
     fprintf(stderr, "dt-topo: %s\n", s.message().c_str());
     return 1;
+  }
+  if (!a.svg.empty()) {
+    Status w = WriteSvg(a.svg, PlanSvg(model, plan, SvgTitle(a, plan)));
+    if (!w.ok()) {
+      fprintf(stderr, "dt-topo: %s\n", w.message().c_str());
+      return 1;
+    }
   }
   fputs((a.json ? PlanJson(model, plan) : PlanTable(model, plan)).c_str(),
         stdout);
@@ -89,10 +130,19 @@ int main(int argc, char** argv) {
                  "GPUs each rank drives, like Slurm's --gpus-per-task "
                  "(default: one, or all GPUs divided among fewer ranks)")
       ->check(CLI::Range(1, 4096));
+  app.add_option("--node-rank", a.node_rank,
+                 "this node's place in the job (NODE_RANK, 0-based): the "
+                 "rank column is node-rank x ntasks + local rank, srun's "
+                 "default block distribution (default: 0)")
+      ->check(CLI::Range(0, 1 << 20));
   app.add_option("--cpus", a.cpus,
                  "the step's CPUs as OS PU indexes (default: all allowed)");
   app.add_option("--cpu-share", a.share, "exclusive (default), domain or none")
       ->check(CLI::IsMember({"exclusive", "domain", "none"}));
+  app.add_option("--svg", a.svg,
+                 "also draw the node and the plan into this SVG file "
+                 "(packages, NUMA nodes, PCIe switches, GPUs, NICs, each "
+                 "rank's share in its colour)");
   app.add_flag("--json", a.json,
                "print a JSON list, one object per local rank");
   try {

@@ -60,6 +60,7 @@ struct BindRequest {
 
 struct RankPlan {
   uint32_t local_rank = 0;
+  int64_t rank = -1;      // its global rank when the caller knows it, else -1
   int gpu = -1;           // its first GPU: index into NodeModel::gpus, -1: none
   int gpu_slot = -1;      // position of that GPU in BindPlan::step_gpus
   int nic = -1;           // its best NIC: index into NodeModel::nics, -1: none

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -428,26 +429,6 @@ TEST(MultiGpuEnvTest, OneTaskPerNodeSeesTheWholeStep) {
   EXPECT_EQ(env["DT_NIC"], "hsi0");
   EXPECT_EQ(env.count("DT_NICS"), 0u) << "one NIC: no list";
   EXPECT_EQ(env["UCX_NET_DEVICES"], "hsi0");
-}
-
-TEST(MultiGpuReportTest, TableAndJsonShowTheSets) {
-  NodeModel m = Fixture("two-gpus-per-switch.xml");
-  BindPlan plan = Plan(m, 2);
-  std::string table = PlanTable(m, plan);
-  std::string gpus01 = m.gpus[0].busid + "," + m.gpus[1].busid;
-  EXPECT_NE(table.find("0     " + gpus01 + "  " +
-                       m.nics[plan.ranks[0].nics[0]].busid),
-            std::string::npos)
-      << table;
-  EXPECT_NE(table.find("; " + m.nics[plan.ranks[0].nics[1]].busid),
-            std::string::npos)
-      << table;
-  std::string json = PlanJson(m, plan);
-  EXPECT_NE(json.find("\"gpus\": [\n      \"" + m.gpus[0].busid +
-                      "\",\n      \"" + m.gpus[1].busid + "\"\n    ]"),
-            std::string::npos)
-      << json;
-  EXPECT_NE(json.find("\"nics\": ["), std::string::npos) << json;
 }
 
 TEST(GpuPositionsTest, BusIdsToBusOrderPositions) {

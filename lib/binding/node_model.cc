@@ -13,6 +13,14 @@ int TreeDistance(const PciDevice& a, const PciDevice& b) {
   return static_cast<int>(a.path.size() + b.path.size());
 }
 
+std::string CommonAncestorKind(const PciDevice& a, const PciDevice& b) {
+  for (size_t i = 0; i < a.path.size(); ++i) {
+    if (std::find(b.path.begin(), b.path.end(), a.path[i]) != b.path.end())
+      return i < a.path_kinds.size() ? a.path_kinds[i] : "";
+  }
+  return "";
+}
+
 std::vector<int> AllPus(const NodeModel& model) {
   std::vector<int> pus;
   for (const Core& c : model.cores)

@@ -18,12 +18,18 @@ void AddSets(const NodeModel& model, const RankPlan& r,
     nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
     for (int g : r.gpus) gpus.push_back(model.gpus[g].busid);
     (*row)["gpus"] = gpus;
+    (*row)["gpu_indexes"] = r.gpus;
   }
   if (r.nics.size() > 1) {
     nlohmann::ordered_json nics = nlohmann::ordered_json::array();
     for (int i : r.nics) nics.push_back(Nic(model, i));
     (*row)["nics"] = nics;
   }
+}
+
+nlohmann::ordered_json OrNull(const std::string& s) {
+  return s.empty() ? nlohmann::ordered_json(nullptr)
+                   : nlohmann::ordered_json(s);
 }
 
 }  // namespace
@@ -33,11 +39,16 @@ std::string PlanJson(const NodeModel& model, const BindPlan& plan) {
   for (const RankPlan& r : plan.ranks) {
     nlohmann::ordered_json nic = nullptr;
     if (r.nic >= 0) nic = Nic(model, r.nic);
+    nlohmann::ordered_json none = nullptr;
     nlohmann::ordered_json row = {
+        {"rank", r.rank < 0 ? none : nlohmann::ordered_json(r.rank)},
         {"local_rank", r.local_rank},
-        {"gpu", r.gpu < 0 ? nlohmann::ordered_json(nullptr)
-                          : nlohmann::ordered_json(model.gpus[r.gpu].busid)},
+        {"gpu",
+         r.gpu < 0 ? none : nlohmann::ordered_json(model.gpus[r.gpu].busid)},
+        {"gpu_index", r.gpu < 0 ? none : nlohmann::ordered_json(r.gpu)},
+        {"gpu_model", OrNull(GpuModel(model, r))},
         {"nic", nic},
+        {"nic_reason", OrNull(NicReason(model, plan, r))},
         {"cpus", r.cpus},
         {"numa", r.numa}};
     AddSets(model, r, &row);

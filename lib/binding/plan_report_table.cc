@@ -13,12 +13,11 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
-// A rank's GPUs (bus ids, comma-separated) or "-".
-std::string Gpus(const NodeModel& m, const RankPlan& r) {
-  if (r.gpus.empty()) return r.gpu < 0 ? "-" : m.gpus[r.gpu].busid;
+// A rank's GPUs' bus ids (comma-separated) or "-".
+std::string BusIds(const NodeModel& m, const RankPlan& r) {
   std::vector<std::string> ids;
-  for (int g : r.gpus) ids.push_back(m.gpus[g].busid);
-  return Join(ids);
+  for (int g : RankGpus(r)) ids.push_back(m.gpus[g].busid);
+  return ids.empty() ? "-" : Join(ids);
 }
 
 // A rank's NICs, best first ("; "-separated: names are comma-separated).
@@ -35,20 +34,30 @@ std::string Nics(const NodeModel& m, const RankPlan& r) {
   return out;
 }
 
-std::vector<std::string> Row(const NodeModel& m, const RankPlan& r) {
-  std::string gpu = Gpus(m, r);
-  std::string nic = Nics(m, r);
+std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
+
+std::vector<std::string> Row(const NodeModel& m, const BindPlan& plan,
+                             const RankPlan& r) {
+  std::string rank = r.rank < 0 ? "-" : std::to_string(r.rank);
   std::string cpus = r.cpus.empty() ? "(not bound)" : FormatIndexList(r.cpus);
-  return {std::to_string(r.local_rank), gpu, nic, cpus,
+  return {rank,
+          std::to_string(r.local_rank),
+          OrDash(FormatIndexList(RankGpus(r))),
+          OrDash(GpuModel(m, r)),
+          BusIds(m, r),
+          Nics(m, r),
+          OrDash(NicReason(m, plan, r)),
+          cpus,
           FormatIndexList(r.numa)};
 }
 
 }  // namespace
 
 std::string PlanTable(const NodeModel& model, const BindPlan& plan) {
-  std::vector<std::vector<std::string>> rows = {
-      {"rank", "gpu", "nic", "cpus", "numa"}};
-  for (const RankPlan& r : plan.ranks) rows.push_back(Row(model, r));
+  std::vector<std::vector<std::string>> rows = {{"rank", "local", "gpu",
+                                                 "model", "bus id", "nic",
+                                                 "nic choice", "cpus", "numa"}};
+  for (const RankPlan& r : plan.ranks) rows.push_back(Row(model, plan, r));
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
     for (size_t i = 0; i < row.size(); ++i)

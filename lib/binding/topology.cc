@@ -90,10 +90,41 @@ std::string BusId(const hwloc_obj_t obj) {
 
 // Walks ->parent ourselves: hwloc_get_common_ancestor_obj() crashes for I/O
 // objects at different PCIe depths (hwloc 2.9; open-mpi/ompi#14458).
-std::vector<uint64_t> PathToRoot(hwloc_obj_t obj) {
-  std::vector<uint64_t> path;
-  for (; obj != nullptr; obj = obj->parent) path.push_back(obj->gp_index);
-  return path;
+std::string KindOf(hwloc_obj_t obj) {
+  if (obj->type == HWLOC_OBJ_BRIDGE) {
+    return obj->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST
+               ? "host bridge"
+               : "PCIe switch";
+  }
+  return hwloc_obj_type_string(obj->type);
+}
+
+void PathToRoot(hwloc_obj_t obj, PciDevice* dev) {
+  for (; obj != nullptr; obj = obj->parent) {
+    dev->path.push_back(obj->gp_index);
+    dev->path_kinds.push_back(KindOf(obj));
+  }
+}
+
+// `text` as printable ASCII (anything else becomes '?'), at most 64
+// characters: a topology file is input, and the name ends up in logs.
+std::string Printable(const char* text) {
+  std::string out;
+  for (const char* p = text; *p != '\0' && out.size() < 64; ++p)
+    out += (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+  return out;
+}
+
+// The device's product name: a GPU's OS device knows its model (CUDA,
+// NVML, RSMI backends), else the PCI database's name, if either was
+// recorded.
+std::string ModelOf(hwloc_obj_t pci) {
+  for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling) {
+    const char* m = hwloc_obj_get_info_by_name(c, "GPUModel");
+    if (m != nullptr && *m != '\0') return Printable(m);
+  }
+  const char* name = hwloc_obj_get_info_by_name(pci, "PCIDevice");
+  return name != nullptr ? Printable(name) : "";
 }
 
 void AddOsDevices(hwloc_obj_t pci, PciDevice* dev) {
@@ -125,13 +156,14 @@ PciDevice Describe(hwloc_topology_t topo, hwloc_obj_t obj) {
   dev.class_id = obj->attr->pcidev.class_id;
   dev.vendor = obj->attr->pcidev.vendor_id;
   dev.device = obj->attr->pcidev.device_id;
-  dev.path = PathToRoot(obj);
+  PathToRoot(obj, &dev);
   hwloc_obj_t local = hwloc_get_non_io_ancestor_obj(topo, obj);
   if (local != nullptr) {
     dev.local_pus = AllowedPus(topo, local->cpuset);
     dev.local_numa = Indexes(local->nodeset);
   }
   AddOsDevices(obj, &dev);
+  dev.model = ModelOf(obj);
   return dev;
 }
 
@@ -149,6 +181,15 @@ void ExtractNuma(hwloc_topology_t topo, NodeModel* m) {
   while ((obj = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, obj)) !=
          nullptr) {
     m->numa.push_back(
+        {static_cast<int>(obj->os_index), AllowedPus(topo, obj->cpuset)});
+  }
+}
+
+void ExtractPackages(hwloc_topology_t topo, NodeModel* m) {
+  hwloc_obj_t obj = nullptr;
+  while ((obj = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, obj)) !=
+         nullptr) {
+    m->packages.push_back(
         {static_cast<int>(obj->os_index), AllowedPus(topo, obj->cpuset)});
   }
 }
@@ -190,6 +231,7 @@ Status Extract(const std::string& what, const TopologyPtr& topo,
   NodeModel m;
   ExtractCores(topo.get(), &m);
   ExtractNuma(topo.get(), &m);
+  ExtractPackages(topo.get(), &m);
   ExtractDevices(topo.get(), &m);
   if (AllPus(m).empty()) {
     return Status::InvalidArgument(what + ": topology has no usable PU");
