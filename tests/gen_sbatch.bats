@@ -55,6 +55,24 @@ setup() {
   [ "${#lines[@]}" -eq 13 ]
 }
 
+@test "a random sweep without a seed draws one, says it and records it; that seed repeats the points" {
+  printf 'launch: {command: [./train]}\nsweep:\n  random:\n    samples: 4\n    params: {lr: {uniform: [0, 1]}}\n' >"$BATS_TEST_TMPDIR/r.yaml"
+  run --separate-stderr "$GEN" "$BATS_TEST_TMPDIR/r.yaml" -o "$BATS_TEST_TMPDIR/r.sbatch"
+  [ "$status" -eq 0 ]
+  echo "$stderr"
+  [[ $stderr =~ ^gen-sbatch:\ sweep.random.seed\ not\ given:\ drew\ ([0-9]+)\ \(the\ script\ records\ it\;\ add\ seed:\ ([0-9]+)\ to ]]
+  seed=${BASH_REMATCH[1]}
+  [ "${BASH_REMATCH[2]}" = "$seed" ]
+  grep -qx "# Sweep: 4 points (random, seed $seed); array task i runs point 0 + i." "$BATS_TEST_TMPDIR/r.sbatch"
+  run --separate-stderr "$GEN" "$BATS_TEST_TMPDIR/r.yaml" --set "sweep.random.seed=$seed" -o "$BATS_TEST_TMPDIR/again.sbatch"
+  [ "$status" -eq 0 ]
+  [ -z "$stderr" ]
+  diff "$BATS_TEST_TMPDIR/r.sbatch" "$BATS_TEST_TMPDIR/again.sbatch"
+  # a second draw is (almost surely) another seed, with other points
+  run --separate-stderr "$GEN" "$BATS_TEST_TMPDIR/r.yaml" --list-sweep
+  [[ $stderr == *"drew "* ]] && [[ $stderr != *"drew $seed "* ]]
+}
+
 @test "a sweep larger than MaxArraySize is split into several arrays, not truncated" {
   run "$GEN" sweep-grid.yaml --set sweep.max_array_size=5
   [ "$status" -eq 1 ]

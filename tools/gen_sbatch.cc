@@ -3,11 +3,14 @@
 // gen-sbatch: sbatch scripts and job-array sweeps from one YAML file.
 // Exit codes: 0 ok, 1 error, 2 usage.
 
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <new>
 #include <string>
@@ -94,9 +97,29 @@ Status Write(const std::string& path, const std::string& text) {
   return Status::OK();
 }
 
+// A random sweep without a seed gets a fresh one, said on stderr and
+// recorded in the script, so its points can be drawn again.
+Status DrawSeed(JobSpec* spec) {
+  SweepSpec& sw = spec->sweep;
+  if (!spec->has_sweep || sw.random.empty() || sw.seed_given)
+    return Status::OK();
+  uint32_t seed = 0;
+  if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+    return Status::IOError(std::string("getrandom: ") + strerror(errno));
+  sw.seed = seed;
+  sw.seed_given = true;
+  fprintf(stderr,
+          "gen-sbatch: sweep.random.seed not given: drew %u (the script "
+          "records it; add seed: %u to sweep.random to draw these points "
+          "again)\n",
+          seed, seed);
+  return Status::OK();
+}
+
 Status Run(const Args& a) {
   JobSpec spec;
   DT_RETURN_IF_ERROR(LoadJobSpec(a.config, a.sets, &spec));
+  DT_RETURN_IF_ERROR(DrawSeed(&spec));
   std::vector<SweepPoint> points;
   if (spec.has_sweep)
     DT_RETURN_IF_ERROR(ExpandSweep(spec.sweep, kMaxSweepPoints, &points));

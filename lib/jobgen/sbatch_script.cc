@@ -135,8 +135,12 @@ std::string Run(const JobSpec& s, const std::vector<SweepPoint>& points,
                 const ScriptPart& part) {
   std::string out;
   if (s.has_sweep) {
-    out += "\n# Sweep: " + std::to_string(points.size()) +
-           " points; array task i runs point " + std::to_string(part.first) +
+    std::string seed =
+        s.sweep.random.empty()
+            ? ""
+            : " (random, seed " + std::to_string(s.sweep.seed) + ")";
+    out += "\n# Sweep: " + std::to_string(points.size()) + " points" + seed +
+           "; array task i runs point " + std::to_string(part.first) +
            " + i.\n";
     out += "dt_point=$((" + std::to_string(part.first) +
            " + ${SLURM_ARRAY_TASK_ID:?submit this script with sbatch: it is a "

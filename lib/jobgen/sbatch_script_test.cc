@@ -49,6 +49,29 @@ TEST(SbatchScriptTest, PlaceholdersInValuesAreNotExpandedAgain) {
             "  0) dt_args=('x={value}') ;;");
 }
 
+std::string Render(const std::string& yaml) {
+  JobSpec spec;
+  EXPECT_TRUE(ParseJobSpec(yaml, "t.yaml", {}, &spec).ok());
+  std::vector<SweepPoint> points;
+  EXPECT_TRUE(ExpandSweep(spec.sweep, kMaxSweepPoints, &points).ok());
+  std::string script;
+  EXPECT_TRUE(RenderScript(spec, points, SplitSweep(points.size(), 1001)[0],
+                           kTemplate, "t.sbatch", &script)
+                  .ok());
+  return script;
+}
+
+TEST(SbatchScriptTest, ARandomSweepRecordsItsSeed) {
+  EXPECT_NE(Render("launch: {command: [a]}\nsweep: {random: {samples: 3, "
+                   "seed: 77, params: {x: {uniform: [0, 1]}}}}\n")
+                .find("\n# Sweep: 3 points (random, seed 77); array task i "
+                      "runs point 0 + i.\n"),
+            std::string::npos);
+  EXPECT_NE(Render("launch: {command: [a]}\nsweep: {grid: {x: [1, 2]}}\n")
+                .find("\n# Sweep: 2 points; array task i"),
+            std::string::npos);
+}
+
 TEST(SbatchScriptTest, ACustomCommandsFirstWordIsNeverAnAssignment) {
   JobSpec spec;
   ASSERT_TRUE(ParseJobSpec("launch: {style: custom, command: "

@@ -47,6 +47,7 @@ struct SweepSpec {
   std::vector<RandomParam> random;      // random sampling
   uint32_t samples = 0;
   uint64_t seed = 0;
+  bool seed_given = false;  // false: the caller draws one (gen-sbatch)
 };
 
 // The most points a sweep may have: 100000 render in a few seconds and a

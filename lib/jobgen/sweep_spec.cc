@@ -249,6 +249,7 @@ Status RandomSamples(const SweepKind& kind, const YamlSource& src,
                   uint32_t seed = 0;
                   DT_RETURN_IF_ERROR(ReadUint(src, v, p, 0, UINT32_MAX, &seed));
                   sw->seed = seed;
+                  sw->seed_given = true;
                   return Status::OK();
                 }},
                {"params", [&](const YAML::Node& v, const std::string& p) {

@@ -48,6 +48,22 @@ TEST(SweepSpecTest, ReadsKindsAndOptions) {
   EXPECT_EQ(spec.sweep.points.size(), 2u);
 }
 
+// A random sweep says whether its seed was given: gen-sbatch draws (and
+// records) one when not, instead of a silent fixed default.
+TEST(SweepSpecTest, RandomSeedGivenOrNot) {
+  JobSpec spec;
+  ASSERT_TRUE(
+      Sweep("{random: {samples: 2, params: {x: {uniform: [0, 1]}}}}", &spec)
+          .ok());
+  EXPECT_FALSE(spec.sweep.seed_given);
+  ASSERT_TRUE(Sweep("{random: {samples: 2, seed: 0, params: {x: {uniform: "
+                    "[0, 1]}}}}",
+                    &spec)
+                  .ok());
+  EXPECT_TRUE(spec.sweep.seed_given);
+  EXPECT_EQ(spec.sweep.seed, 0u);
+}
+
 TEST(SweepSpecTest, MessagesListTheKindsFromTheTable) {
   EXPECT_EQ(Error("{}"),
             "t.yaml:1:1: sweep: needs one of grid, zip, range, points or "
