@@ -187,7 +187,7 @@ YAML
   bounded "$BATS_TEST_TMPDIR/max.yaml" -o "$BATS_TEST_TMPDIR/max/s.sh"
   [ "$status" -eq 0 ]
   [ "$(find "$BATS_TEST_TMPDIR/max" -type f | wc -l)" -eq 100 ]
-  grep -q '^  99999) export a=999 b=99; dt_args=(--a=999 --b=99) ;;$' "$BATS_TEST_TMPDIR/max/s.sh.99"
+  grep -q '^  99999) export a=999 b=99; dt_args=(--a=999 --b=99); dt_params='"'"'{"a":999,"b":99}'"'"' ;;$' "$BATS_TEST_TMPDIR/max/s.sh.99"
   for f in "$BATS_TEST_TMPDIR"/max/*; do bash -n "$f"; done
   bounded "$BATS_TEST_TMPDIR/max.yaml" -o "$BATS_TEST_TMPDIR/max/s.sh" --set sweep.max_array_size=99
   [ "$status" -eq 1 ]
@@ -203,8 +203,8 @@ sweep:
 YAML
   bounded "$BATS_TEST_TMPDIR/loop.yaml"
   [ "$status" -eq 0 ]
-  [[ "$output" == *"  0) export lr='{value}'; dt_args=('--lr={value}') ;;"* ]]
-  [[ "$output" == *"  1) export lr='x{value}{name}'; dt_args=('--lr=x{value}{name}') ;;"* ]]
+  [[ "$output" == *"  0) export lr='{value}'; dt_args=('--lr={value}'); dt_params='{\"lr\":\"{value}\"}' ;;"* ]]
+  [[ "$output" == *"  1) export lr='x{value}{name}'; dt_args=('--lr=x{value}{name}'); dt_params='{\"lr\":\"x{value}{name}\"}' ;;"* ]]
   bash -n <<<"$output"
 }
 
@@ -233,4 +233,31 @@ YAML
   bounded torchrun.yaml --set env.SLURM_JOB_ID=1
   [ "$status" -eq 1 ]
   [ "$output" = "gen-sbatch: --set env.SLURM_JOB_ID: env.SLURM_JOB_ID: 'SLURM_JOB_ID' is reserved: SLURM_* are Slurm's" ]
+}
+
+@test "each sweep point's run directory holds its params.json before setup runs" {
+  cat >"$BATS_TEST_TMPDIR/p.yaml" <<'YAML'
+launch: {style: custom, command: [cat, params.json]}
+setup: ['cd "$DT_RUN_DIR"']
+sweep:
+  points:
+    - {lr: 1.0e-5, name: "it's \"x\"", layers: 007}
+    - {lr: -3, name: "a\nb", layers: 12}
+YAML
+  run "$GEN" "$BATS_TEST_TMPDIR/p.yaml" -o "$BATS_TEST_TMPDIR/p.sh"
+  [ "$status" -eq 0 ]
+  cd "$BATS_TEST_TMPDIR"
+  for i in 0 1; do
+    run env SLURM_ARRAY_TASK_ID=$i SLURM_JOB_NAME=p SLURM_ARRAY_JOB_ID=7 bash p.sh
+    echo "$output"
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(cat "runs/p-7/$i/params.json")" ]
+  done
+  python3 - <<'PY'
+import json
+a = json.load(open("runs/p-7/0/params.json"))
+b = json.load(open("runs/p-7/1/params.json"))
+assert a == {"lr": 1e-05, "name": "it's \"x\"", "layers": "007"}, a
+assert b == {"lr": -3, "name": "a\nb", "layers": 12}, b
+PY
 }

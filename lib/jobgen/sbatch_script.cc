@@ -2,7 +2,10 @@
 #include "jobgen/sbatch_script.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "base/parse.h"
 #include "jobgen/shell_quote.h"
@@ -104,6 +107,30 @@ std::string ArgWord(const std::string& format, const std::string& name,
   return w;
 }
 
+// `value` as a JSON number when it is one exactly (no sign, space or
+// exponent JSON would not write; finite), else as a string.
+nlohmann::ordered_json ParamValue(const std::string& value) {
+  auto digit = [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  };
+  if (value.empty() || value.size() > 32 ||
+      !(value[0] == '-' || digit(value[0])) || !digit(value.back())) {
+    return value;
+  }
+  auto j = nlohmann::ordered_json::parse(value, nullptr, false);
+  if (!j.is_number()) return value;
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) return value;
+  return j;
+}
+
+// A point's parameters as one line of JSON: numbers as numbers, anything
+// else as a string.
+std::string ParamsJson(const SweepPoint& point) {
+  nlohmann::ordered_json params = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : point) params[name] = ParamValue(value);
+  return params.dump();
+}
+
 std::string SweepCase(const JobSpec& s, const std::vector<SweepPoint>& points,
                       const ScriptPart& part) {
   bool env = s.pass_as != PassAs::kArgs, args = s.pass_as != PassAs::kEnv;
@@ -122,6 +149,7 @@ std::string SweepCase(const JobSpec& s, const std::vector<SweepPoint>& points,
     }
     if (env) acts.push_back("export" + exports);
     if (args) acts.push_back("dt_args=(" + words.substr(1) + ")");
+    acts.push_back("dt_params=" + ShellQuote(ParamsJson(points[i])));
     std::string body;
     for (const std::string& a : acts) body += (body.empty() ? "" : "; ") + a;
     out += "  " + std::to_string(i) + ") " + body + " ;;\n";
@@ -151,6 +179,7 @@ std::string Run(const JobSpec& s, const std::vector<SweepPoint>& points,
     out += "export DT_RUN_DIR=" + QuoteDir(s.run_dir) +
            "/\"${SLURM_JOB_NAME}-${SLURM_ARRAY_JOB_ID}/${dt_point}\"\n";
     out += "mkdir -p \"$DT_RUN_DIR\"\n";
+    out += "printf '%s\\n' \"$dt_params\" >\"$DT_RUN_DIR/params.json\"\n";
   }
   std::string pre;
   if (!s.checkpoint_dir.empty()) {

@@ -32,10 +32,15 @@ TEST(SbatchScriptTest, PlaceholdersInValuesAreNotExpandedAgain) {
     const char* value;
     const char* line;
   } cases[] = {
-      {"'{value}'", "  0) dt_args=('--x={value}') ;;"},
-      {"'x{value}y'", "  0) dt_args=('--x=x{value}y') ;;"},
-      {"'{name}'", "  0) dt_args=('--x={name}') ;;"},
-      {"'{{command}}'", "  0) dt_args=('--x={{command}}') ;;"},
+      {"'{value}'",
+       "  0) dt_args=('--x={value}'); dt_params='{\"x\":\"{value}\"}' ;;"},
+      {"'x{value}y'",
+       "  0) dt_args=('--x=x{value}y'); dt_params='{\"x\":\"x{value}y\"}' ;;"},
+      {"'{name}'",
+       "  0) dt_args=('--x={name}'); dt_params='{\"x\":\"{name}\"}' ;;"},
+      {"'{{command}}'",
+       "  0) dt_args=('--x={{command}}'); "
+       "dt_params='{\"x\":\"{{command}}\"}' ;;"},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(CaseLine(std::string("launch: {command: [a]}\nsweep: {grid: "
@@ -46,7 +51,7 @@ TEST(SbatchScriptTest, PlaceholdersInValuesAreNotExpandedAgain) {
   }
   EXPECT_EQ(CaseLine("launch: {command: [a]}\nsweep: {grid: {x: ['{value}']}, "
                      "pass_as: args, arg_format: '{name}={value}'}\n"),
-            "  0) dt_args=('x={value}') ;;");
+            "  0) dt_args=('x={value}'); dt_params='{\"x\":\"{value}\"}' ;;");
 }
 
 std::string Render(const std::string& yaml) {

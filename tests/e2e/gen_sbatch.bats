@@ -60,7 +60,7 @@ EOF2
   for i in $(seq 0 11); do
     read -r _ lr bs <<<"$(sed -n "$((i + 2))p" <<<"$table")"
     [ "$(cat "$OUT/point.$i")" = "$lr $bs --lr=$lr --bs=$bs" ] || { echo "point $i: $(cat "$OUT/point.$i")"; false; }
-    [ -d "$OUT/runs/grid-$job/$i" ]
+    [ "$(cat "$OUT/runs/grid-$job/$i/params.json")" = "{\"lr\":$lr,\"bs\":$bs}" ]
   done
   [ "$(ls "$OUT"/grid-"$job"_*.out | wc -l)" -eq 12 ]
 }
