@@ -109,7 +109,7 @@ setup() {
   printf '#!/bin/bash\n{{sbatch}}\n{{comand}} {{command}}\n' >"$BATS_TEST_TMPDIR/u.sbatch"
   run "$GEN" torchrun.yaml --template "$BATS_TEST_TMPDIR/u.sbatch"
   [ "$status" -eq 1 ]
-  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/u.sbatch:3: unknown placeholder '{{comand}}'; valid: header, sbatch, setup, env, run, srun_options, command" ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/u.sbatch:3: unknown placeholder '{{comand}}'; valid: header, sbatch, setup, env, run, srun_options, launcher, command" ]
   printf '#!/bin/bash\n{{sbatch}}\n{{command}}\n' >"$BATS_TEST_TMPDIR/w.sbatch"
   run "$GEN" sweep-grid.yaml --template "$BATS_TEST_TMPDIR/w.sbatch"
   [ "$status" -eq 1 ]
@@ -260,4 +260,26 @@ b = json.load(open("runs/p-7/1/params.json"))
 assert a == {"lr": 1e-05, "name": "it's \"x\"", "layers": "007"}, a
 assert b == {"lr": -3, "name": "a\nb", "layers": 12}, b
 PY
+}
+
+@test "\${NAME} in command words is expanded by the job's shell, one word each; the rest stays literal" {
+  cat >"$BATS_TEST_TMPDIR/refs.yaml" <<'YAML'
+launch:
+  style: custom
+  command: [printf, '<%s>\n', '--ckpt=${DT_RUN_DIR}/ckpt.pt', '${lr}', '$${HOME}', '$HOME', '$(id)']
+sweep:
+  points: [{lr: "a b *"}]
+YAML
+  run "$GEN" "$BATS_TEST_TMPDIR/refs.yaml" -o "$BATS_TEST_TMPDIR/refs.sh"
+  [ "$status" -eq 0 ]
+  cd "$BATS_TEST_TMPDIR"
+  run env SLURM_ARRAY_TASK_ID=0 SLURM_JOB_NAME=r SLURM_ARRAY_JOB_ID=9 bash refs.sh
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [ "$output" = $'<--ckpt=runs/r-9/0/ckpt.pt>\n<a b *>\n<${HOME}>\n<$HOME>\n<$(id)>' ]
+  shellcheck refs.sh
+  printf 'launch: {command: [a, "${HOME:-x}"]}\n' >bad.yaml
+  run "$GEN" bad.yaml
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: bad.yaml:1:23: launch.command[1]: '\${HOME:-x}' is no \${NAME} reference (only \${NAME} is expanded; write \$\${ for a literal \${)" ]
 }

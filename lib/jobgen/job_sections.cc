@@ -7,6 +7,7 @@
 #include "base/parse.h"
 #include "contract/options.h"
 #include "jobgen/reserved_vars.h"
+#include "jobgen/shell_quote.h"
 #include "jobgen/sweep_spec.h"
 
 namespace dist_train {
@@ -150,6 +151,19 @@ Status LaunchStyleKey(const YamlSource& c, const YAML::Node& v,
       "expected srun, torchrun, dt-run or custom, got '" + style + "'");
 }
 
+// Every "${" of a command word starts a ${NAME} reference (or is "$${").
+Status CheckCommandRefs(const YamlSource& c, const YAML::Node& list,
+                        const std::string& path,
+                        const std::vector<std::string>& words) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    std::string quoted, why;
+    if (!QuoteWithRefs(words[i], &quoted, &why)) {
+      return YamlError(c, list[i], path + "[" + std::to_string(i) + "]", why);
+    }
+  }
+  return Status::OK();
+}
+
 Status LaunchSection(const YamlSource& c, const YAML::Node& n, JobSpec* s) {
   return WalkMap(c, n, "launch",
                  {{"style",
@@ -165,9 +179,21 @@ Status LaunchSection(const YamlSource& c, const YAML::Node& n, JobSpec* s) {
                            c, v, p,
                            "expected a list of words, e.g. [python, "
                            "train.py, --lr, '0.1']");
-                     return ReadStringList(c, v, p, &s->command);
+                     DT_RETURN_IF_ERROR(ReadStringList(c, v, p, &s->command));
+                     return CheckCommandRefs(c, v, p, s->command);
                    }},
                   {"srun_args", StringListKey(c, &s->srun_args)},
+                  {"launcher",
+                   [&](const YAML::Node& v, const std::string& p) {
+                     if (v.IsScalar())
+                       return YamlError(c, v, p,
+                                        "expected a list of words, e.g. "
+                                        "[python3, -m, torch.distributed.run]");
+                     DT_RETURN_IF_ERROR(ReadStringList(c, v, p, &s->launcher));
+                     if (s->launcher.empty())
+                       return YamlError(c, v, p, "needs at least one word");
+                     return Status::OK();
+                   }},
                   {"nproc_per_node", UintKey(c, 1, 1024, &s->nproc_per_node)}});
 }
 

@@ -55,6 +55,11 @@ Status CheckOptions(const YamlSource& c, const YAML::Node& root,
                          LaunchStyleName(s.style) + " (which needs mode " +
                          ModeName(want) + ")");
   }
+  if (s.style != LaunchStyle::kTorchrun && !s.launcher.empty()) {
+    return YamlError(c, launch["launcher"], "launch.launcher",
+                     std::string("applies to style torchrun only, not ") +
+                         LaunchStyleName(s.style));
+  }
   if (s.style == LaunchStyle::kCustom &&
       (!s.srun_args.empty() || !s.container_image.empty())) {
     return YamlError(

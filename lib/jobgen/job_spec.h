@@ -51,6 +51,9 @@ struct JobSpec {
   LaunchStyle style = LaunchStyle::kSrun;
   std::vector<std::string> command;  // words, each quoted in the script
   std::vector<std::string> srun_args;
+  // style torchrun: the launcher's words, e.g. [python3, -m,
+  // torch.distributed.run]; empty: [torchrun].
+  std::vector<std::string> launcher;
   uint32_t nproc_per_node = 0;  // torchrun / dt-run workers per node
 
   std::vector<std::pair<std::string, std::string>> env;

@@ -227,6 +227,14 @@ TEST(JobSpecTest, EveryErrorMessageExactly) {
        "t.yaml:1:36: launch.command: starts with '/usr/bin/python3.11', but "
        "torchrun runs the script with Python itself: drop it (command: "
        "[train.py, ...])"},
+      {"launch: {style: srun, command: [a], launcher: [x]}\n",
+       "t.yaml:1:47: launch.launcher: applies to style torchrun only, not "
+       "srun"},
+      {"launch: {style: torchrun, command: [a], launcher: x}\n",
+       "t.yaml:1:51: launch.launcher: expected a list of words, e.g. "
+       "[python3, -m, torch.distributed.run]"},
+      {"launch: {style: torchrun, command: [a], launcher: []}\n",
+       "t.yaml:1:51: launch.launcher: needs at least one word"},
       {"launch: {style: custom, command: [a], srun_args: [-l]}\n",
        "t.yaml:1:9: launch.style: custom runs launch.command as given, so "
        "launch.srun_args and "

@@ -209,8 +209,20 @@ std::string SrunOptions(const JobSpec& s) {
   return words.empty() ? "" : " " + ShellJoin(words);
 }
 
+// The torchrun words (quoted like the command's).
+std::string Launcher(const JobSpec& s) {
+  return s.launcher.empty() ? "torchrun" : ShellJoin(s.launcher);
+}
+
+// The command's words, ${NAME} references left to the shell (checked when
+// the config was read).
 std::string Command(const JobSpec& s) {
-  std::string cmd = ShellJoin(s.command);
+  std::string cmd;
+  for (const std::string& w : s.command) {
+    std::string quoted, why;
+    if (!QuoteWithRefs(w, &quoted, &why)) quoted = ShellQuote(w);
+    cmd += (cmd.empty() ? "" : " ") + quoted;
+  }
   if (s.has_sweep && s.pass_as != PassAs::kEnv) cmd += " \"${dt_args[@]}\"";
   return cmd;
 }
@@ -271,10 +283,11 @@ Status Substitute(const std::string& tmpl, const std::string& name,
     auto it = values.find(key);
     if (it == values.end()) {
       size_t line = std::count(tmpl.begin(), tmpl.begin() + open, '\n') + 1;
-      return Status::InvalidArgument(
-          name + ":" + std::to_string(line) + ": unknown placeholder '{{" +
-          key +
-          "}}'; valid: header, sbatch, setup, env, run, srun_options, command");
+      return Status::InvalidArgument(name + ":" + std::to_string(line) +
+                                     ": unknown placeholder '{{" + key +
+                                     "}}'; valid: header, sbatch, setup, env, "
+                                     "run, srun_options, launcher, "
+                                     "command");
     }
     result += tmpl.substr(pos, open - pos) + it->second;
     pos = close + 2;
@@ -304,6 +317,7 @@ Status RenderScript(const JobSpec& spec, const std::vector<SweepPoint>& points,
       {"env", Env(spec)},
       {"run", Run(spec, points, part)},
       {"srun_options", SrunOptions(spec)},
+      {"launcher", Launcher(spec)},
       {"command", Command(spec)}};
   DT_RETURN_IF_ERROR(CheckTemplate(spec, template_text, template_name));
   DT_RETURN_IF_ERROR(CheckRenderedSize(template_text, template_name, values));

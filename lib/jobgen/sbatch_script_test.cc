@@ -77,6 +77,28 @@ TEST(SbatchScriptTest, ARandomSweepRecordsItsSeed) {
             std::string::npos);
 }
 
+TEST(SbatchScriptTest, TheTorchrunLauncherIsConfigurableAndQuoted) {
+  const char kTorchrun[] =
+      "#!/bin/bash\n{{sbatch}}\n{{launcher}} {{command}}\n";
+  auto render = [&](const std::string& yaml) {
+    JobSpec spec;
+    EXPECT_TRUE(ParseJobSpec(yaml, "t.yaml", {}, &spec).ok());
+    std::string script;
+    EXPECT_TRUE(
+        RenderScript(spec, {}, ScriptPart{}, kTorchrun, "t.sbatch", &script)
+            .ok());
+    return script.substr(script.rfind('\n', script.size() - 2) + 1);
+  };
+  EXPECT_EQ(render("launch: {style: torchrun, command: [t.py]}\n"),
+            "torchrun t.py\n");
+  EXPECT_EQ(render("launch: {style: torchrun, command: [t.py], launcher: "
+                   "[python3, -m, torch.distributed.run]}\n"),
+            "python3 -m torch.distributed.run t.py\n");
+  EXPECT_EQ(render("launch: {style: torchrun, command: [t.py], launcher: "
+                   "['/opt/my venv/bin/torchrun']}\n"),
+            "'/opt/my venv/bin/torchrun' t.py\n");
+}
+
 TEST(SbatchScriptTest, ACustomCommandsFirstWordIsNeverAnAssignment) {
   JobSpec spec;
   ASSERT_TRUE(ParseJobSpec("launch: {style: custom, command: "

@@ -66,6 +66,46 @@ std::string ShellQuote(std::string_view word) {
   return out + "'";
 }
 
+bool QuoteWithRefs(std::string_view word, std::string* out,
+                   std::string* error) {
+  std::string result, literal;
+  bool refs = false;
+  for (size_t i = 0; i < word.size();) {
+    if (word.compare(i, 3, "$${") == 0) {
+      literal += "${", i += 3;
+      continue;
+    }
+    if (word.compare(i, 2, "${") != 0) {
+      literal += word[i++];
+      continue;
+    }
+    size_t close = word.find('}', i + 2);
+    std::string_view name = close == std::string_view::npos
+                                ? ""
+                                : word.substr(i + 2, close - i - 2);
+    if (!IsName(name)) {
+      *error = "'" +
+               std::string(word.substr(i, close == std::string_view::npos
+                                              ? std::string_view::npos
+                                              : close - i + 1)) +
+               "' is no ${NAME} reference (only ${NAME} is expanded; write "
+               "$${ for a literal ${)";
+      return false;
+    }
+    if (!literal.empty()) result += ShellQuote(literal), literal.clear();
+    result += "\"${" + std::string(name) + "}\"";
+    refs = true;
+    i = close + 1;
+  }
+  if (!refs) {
+    *out = ShellQuote(literal);
+    return true;
+  }
+  if (!literal.empty()) result += ShellQuote(literal);
+  *out = result;
+  return true;
+}
+
 std::string ShellJoin(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words)

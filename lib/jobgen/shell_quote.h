@@ -22,6 +22,14 @@ std::string ShellQuote(std::string_view word);
 // The words quoted and joined by spaces.
 std::string ShellJoin(const std::vector<std::string>& words);
 
+// A command word in which ${NAME} references are left to the shell and
+// everything else is quoted: "--ckpt=${DT_RUN_DIR}/c.pt" becomes
+// --ckpt="${DT_RUN_DIR}"/c.pt, still one word; "$${" is a literal "${",
+// and "$NAME" without braces stays literal. False, with `error` saying
+// why, when a "${" starts anything but a reference to a variable name
+// ("${1}", "${HOME:-x}", an unclosed "${").
+bool QuoteWithRefs(std::string_view word, std::string* out, std::string* error);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_JOBGEN_SHELL_QUOTE_H_

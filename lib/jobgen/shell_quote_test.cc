@@ -112,5 +112,46 @@ TEST(ShellQuoteTest, PropertyEveryStringSurvivesBashAsOneWord) {
   }
 }
 
+std::string Refs(const std::string& word) {
+  std::string out, why;
+  EXPECT_TRUE(QuoteWithRefs(word, &out, &why)) << word << ": " << why;
+  return out;
+}
+
+std::string RefError(const std::string& word) {
+  std::string out, why;
+  EXPECT_FALSE(QuoteWithRefs(word, &out, &why)) << word;
+  return why;
+}
+
+TEST(QuoteWithRefsTest, BracedNamesAreLeftToTheShellTheRestIsQuoted) {
+  EXPECT_EQ(Refs("--lr=0.1"), "--lr=0.1");
+  EXPECT_EQ(Refs("--ckpt=${DT_RUN_DIR}/c.pt"), "--ckpt=\"${DT_RUN_DIR}\"/c.pt");
+  EXPECT_EQ(Refs("${A}${B}"), "\"${A}\"\"${B}\"");
+  EXPECT_EQ(Refs("it's ${HOME} *"), "'it'\\''s '\"${HOME}\"' *'");
+  EXPECT_EQ(Refs("$${HOME}"), "'${HOME}'");
+  EXPECT_EQ(Refs("$HOME"), "'$HOME'");
+  EXPECT_EQ(Refs("LD_PRELOAD=${X}"), "'LD_PRELOAD='\"${X}\"");
+}
+
+TEST(QuoteWithRefsTest, AnythingElseAfterDollarBraceIsAnError) {
+  EXPECT_EQ(RefError("${1}"),
+            "'${1}' is no ${NAME} reference (only ${NAME} is expanded; write "
+            "$${ for a literal ${)");
+  EXPECT_EQ(RefError("a${HOME:-x}b").substr(0, 15), "'${HOME:-x}' is");
+  EXPECT_EQ(RefError("x${open").substr(0, 11), "'${open' is");
+  EXPECT_EQ(RefError("${}").substr(0, 8), "'${}' is");
+}
+
+// Through bash with A, B and HOME set: references expand, each word stays
+// one word, whatever the values hold.
+TEST(QuoteWithRefsTest, ThroughBashEachWordStaysOneWord) {
+  std::string line = "A='x y' B='*' HOME=/h; printf '<%s>\\n' " +
+                     Refs("--a=${A}") + " " + Refs("${B}") + " " +
+                     Refs("$${HOME}/${HOME}") + " " + Refs("$HOME");
+  EXPECT_EQ(BashOutput(line), "<--a=x y>\n<*>\n<${HOME}//h>\n<$HOME>\n")
+      << line;
+}
+
 }  // namespace
 }  // namespace dist_train

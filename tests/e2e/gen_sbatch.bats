@@ -64,3 +64,22 @@ EOF2
   done
   [ "$(ls "$OUT"/grid-"$job"_*.out | wc -l)" -eq 12 ]
 }
+
+@test "style torchrun with a configured launcher: 2 nodes x 2 workers all-reduce" {
+  write_script torch.yaml <<'EOF2'
+job: {name: tr, nodes: 2}
+launch:
+  style: torchrun
+  # Debian 12's own torchrun crashes at start (docs/user-guide.md)
+  launcher: [/usr/bin/python3, torchrun_debian.py]
+  command: [gloo_allreduce.py]
+  nproc_per_node: 2
+EOF2
+  run as_user bash -c "cd '$OUT' && '$GEN' torch.yaml --submit"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  job=$output
+  wait_all "$job"
+  cat "$OUT/tr-$job.out"
+  [ "$(wait_job "$job")" = COMPLETED ]
+  [ "$(grep -o 'allreduce sum 10 (want 10) OK' "$OUT/tr-$job.out" | wc -l)" -eq 4 ]
+}
