@@ -66,11 +66,33 @@ std::string FirstCommand(const std::string& script) {
 // The script's last line runs launch.command (every stock template ends
 // so): its first word must be a program, not an assignment or a word that
 // bash reads as syntax (a custom style's command starts the line).
-bool RunsAProgram(const std::string& script) {
-  std::string last;
-  for (const std::string& line : FuzzLines(script)) {
-    if (line.find_first_not_of(" \t") != std::string::npos) last = line;
+// The last command of the script, from the start of its line: a quoted
+// word may hold newlines, so lines are counted outside quotes only (the
+// generated script quotes with '...' and escapes a quote as \').
+std::string LastCommand(const std::string& script) {
+  size_t start = 0, last = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < script.size(); ++i) {
+    char c = script[i];
+    if (quoted) {
+      quoted = c != '\'';
+    } else if (c == '\\') {
+      ++i;
+    } else if (c == '\'') {
+      quoted = true;
+    } else if (c == '\n') {
+      std::string line = script.substr(start, i - start);
+      if (line.find_first_not_of(" \t") != std::string::npos) last = start;
+      start = i + 1;
+    }
   }
+  std::string tail = script.substr(start);
+  if (tail.find_first_not_of(" \t\n") != std::string::npos) last = start;
+  return script.substr(last);
+}
+
+bool RunsAProgram(const std::string& script) {
+  std::string last = LastCommand(script);
   const std::string word = last.substr(0, last.find(' '));
   static const char* const kSyntax[] = {
       "!",     "case",  "coproc",   "do", "done", "elif",   "else", "esac",

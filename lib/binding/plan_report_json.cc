@@ -54,7 +54,11 @@ std::string PlanJson(const NodeModel& model, const BindPlan& plan) {
     AddSets(model, r, &row);
     list.push_back(row);
   }
-  return list.dump(2) + "\n";
+  // Names come from a topology file: bytes that are not UTF-8 become
+  // U+FFFD instead of an exception.
+  return list.dump(2, ' ', false,
+                   nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 }  // namespace dist_train

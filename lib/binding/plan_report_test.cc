@@ -158,6 +158,15 @@ TEST(PlanJsonTest, CarriesRankGpuIndexModelAndNicReason) {
   EXPECT_NE(PlanJson(m, unknown).find("\"rank\": null"), std::string::npos);
 }
 
+// OS device names come from the topology file too: bytes that are not
+// UTF-8 must not make the JSON library throw (dt-topo --json would abort).
+TEST(PlanJsonTest, NamesThatAreNotUtf8BecomeReplacementCharacters) {
+  NodeModel m = Load(Fixture("dgx-h100-8gpu.xml"));
+  BindPlan plan = Plan(m, 8);
+  m.nics[plan.ranks[0].nic].names = {"ib\xff"};
+  EXPECT_NE(PlanJson(m, plan).find("\"ib\xef\xbf\xbd\""), std::string::npos);
+}
+
 // A name from the topology file is input: it reaches logs only as
 // printable ASCII, at most 64 characters.
 TEST(GpuModelTest, ANameInTheTopologyIsPrintableAndBounded) {

@@ -124,11 +124,12 @@ nlohmann::ordered_json ParamValue(const std::string& value) {
 }
 
 // A point's parameters as one line of JSON: numbers as numbers, anything
-// else as a string.
+// else as a string (bytes that are not UTF-8 as U+FFFD: JSON is UTF-8).
 std::string ParamsJson(const SweepPoint& point) {
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& [name, value] : point) params[name] = ParamValue(value);
-  return params.dump();
+  return params.dump(-1, ' ', false,
+                     nlohmann::ordered_json::error_handler_t::replace);
 }
 
 std::string SweepCase(const JobSpec& s, const std::vector<SweepPoint>& points,

@@ -99,6 +99,17 @@ TEST(SbatchScriptTest, TheTorchrunLauncherIsConfigurableAndQuoted) {
             "'/opt/my venv/bin/torchrun' t.py\n");
 }
 
+// Found by the fuzzer: a value that is not UTF-8 made the JSON library
+// throw. Its bytes become U+FFFD in params.json; the value itself is kept.
+TEST(SbatchScriptTest, ParamsJsonOfAValueThatIsNotUtf8) {
+  std::string script =
+      Render("launch: {command: [a]}\nsweep: {points: [{x: \"a\xd1l\"}]}\n");
+  EXPECT_NE(script.find("dt_params='{\"x\":\"a\xef\xbf\xbdl\"}'"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("export x='a\xd1l'"), std::string::npos) << script;
+}
+
 TEST(SbatchScriptTest, ACustomCommandsFirstWordIsNeverAnAssignment) {
   JobSpec spec;
   ASSERT_TRUE(ParseJobSpec("launch: {style: custom, command: "
