@@ -12,18 +12,6 @@ namespace {
 
 constexpr uint64_t kMaxIndex = 1 << 20;
 
-std::vector<int> Intersect(const std::vector<int>& a,
-                           const std::vector<int>& b) {
-  std::vector<int> out;
-  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(),
-                        std::back_inserter(out));
-  return out;
-}
-
-bool Overlaps(const std::vector<int>& a, const std::vector<int>& b) {
-  return !Intersect(a, b).empty();
-}
-
 Status StepGpus(const NodeModel& m, const BindRequest& req,
                 std::vector<int>* out) {
   out->clear();

@@ -73,12 +73,6 @@ void GpuEnv(const NodeModel& m, const BindPlan& plan, const RankPlan& r,
   }
 }
 
-std::string NicName(const PciDevice& nic) {
-  return !nic.verbs.empty()    ? nic.verbs
-         : !nic.netdev.empty() ? nic.netdev
-                               : nic.busid;
-}
-
 // UCX's device word for a NIC ("" when it has neither verbs nor netdev).
 std::string UcxDevice(const PciDevice& nic) {
   return !nic.verbs.empty() ? nic.verbs + ":1" : nic.netdev;
@@ -109,6 +103,12 @@ void NicEnv(const NodeModel& m, const RankPlan& r, bool nccl_ib_hca,
 }
 
 }  // namespace
+
+std::string NicName(const PciDevice& nic) {
+  return !nic.verbs.empty()    ? nic.verbs
+         : !nic.netdev.empty() ? nic.netdev
+                               : nic.busid;
+}
 
 EnvAssignments BindingEnv(const NodeModel& model, const BindPlan& plan,
                           const RankPlan& rank, const BindingEnvInputs& in) {

@@ -25,6 +25,10 @@ struct BindingEnvInputs {
   std::string slurm_cuda_visible_devices;
 };
 
+// The name users know a NIC by, as DT_NIC gives it: its RDMA device, else
+// its network interface, else its bus id.
+std::string NicName(const PciDevice& nic);
+
 EnvAssignments BindingEnv(const NodeModel& model, const BindPlan& plan,
                           const RankPlan& rank, const BindingEnvInputs& in);
 

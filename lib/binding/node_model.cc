@@ -13,6 +13,18 @@ int TreeDistance(const PciDevice& a, const PciDevice& b) {
   return static_cast<int>(a.path.size() + b.path.size());
 }
 
+std::vector<int> Intersect(const std::vector<int>& a,
+                           const std::vector<int>& b) {
+  std::vector<int> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(),
+                        std::back_inserter(out));
+  return out;
+}
+
+bool Overlaps(const std::vector<int>& a, const std::vector<int>& b) {
+  return !Intersect(a, b).empty();
+}
+
 std::string CommonAncestorKind(const PciDevice& a, const PciDevice& b) {
   for (size_t i = 0; i < a.path.size(); ++i) {
     if (std::find(b.path.begin(), b.path.end(), a.path[i]) != b.path.end())

@@ -76,6 +76,13 @@ int TreeDistance(const PciDevice& a, const PciDevice& b);
 // model does not know.
 std::string CommonAncestorKind(const PciDevice& a, const PciDevice& b);
 
+// The common elements of two ascending index lists (PUs, NUMA nodes).
+std::vector<int> Intersect(const std::vector<int>& a,
+                           const std::vector<int>& b);
+
+// Whether two ascending index lists share an element.
+bool Overlaps(const std::vector<int>& a, const std::vector<int>& b);
+
 // All allowed PUs of the node, ascending.
 std::vector<int> AllPus(const NodeModel& model);
 

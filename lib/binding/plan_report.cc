@@ -47,10 +47,8 @@ std::string Distance(const NodeModel& m, const RankPlan& r,
     return "same " + Readable(kind) + " as " + where;
   }
   if (r.cpus.empty() || nic.local_pus.empty()) return "no CPU locality known";
-  bool near = std::any_of(r.cpus.begin(), r.cpus.end(), [&](int c) {
-    return std::count(nic.local_pus.begin(), nic.local_pus.end(), c) > 0;
-  });
-  return near ? "local to its CPUs" : "not local to its CPUs";
+  return Overlaps(nic.local_pus, r.cpus) ? "local to its CPUs"
+                                         : "not local to its CPUs";
 }
 
 // The other local ranks whose best NIC is the same one.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "binding/binding_env.h"
 #include "binding/plan_report.h"
 
 namespace dist_train {
@@ -61,15 +62,6 @@ std::string Text(int x, int y, const std::string& text,
                  const std::string& extra = "") {
   return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\"" + extra + ">" +
          Escape(text) + "</text>\n";
-}
-
-std::vector<int> Intersect(const std::vector<int>& a,
-                           const std::vector<int>& b) {
-  std::vector<int> out;
-  for (int v : a) {
-    if (std::count(b.begin(), b.end(), v) > 0) out.push_back(v);
-  }
-  return out;
 }
 
 // A device drawn in a switch box: a GPU or a NIC, by model index.
@@ -190,12 +182,6 @@ std::string Ranks(const BindPlan& plan, const std::vector<int>& local) {
   return std::string(known ? "rank" : "local rank") +
          (local.size() > 1 ? "s " : " ") +
          FormatIndexList(known ? global : local);
-}
-
-// The name users know a NIC by: its RDMA device, else its first OS name,
-// else its bus id.
-std::string NicName(const PciDevice& n) {
-  return !n.verbs.empty() ? n.verbs : !n.names.empty() ? n.names[0] : n.busid;
 }
 
 std::string NicNames(const NodeModel& m, const RankPlan& r) {
