@@ -77,7 +77,7 @@ LIB_SO := $(BUILD)/$(SONAME)
 PLUGIN := $(BUILD)/spank/spank_dist_train.so
 UNIT := $(BUILD)/tests/unit_tests
 TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch $(BUILD)/tools/dt-bench $(BUILD)/tools/dt-run \
-    $(BUILD)/tools/dt-requeue
+    $(BUILD)/tools/dt-requeue $(BUILD)/tools/dt-wire
 EXAMPLES := $(BUILD)/examples/train_linear
 TEMPLATE_DIR = $(datarootdir)/dist-train/templates
 
@@ -132,11 +132,12 @@ other-release-plugin: $(OTHER_RELEASE_PLUGIN)
 # libyaml-cpp 0.8 (Debian 13) also defines std:: symbols a program uses.
 PROGRAM_LIBS = $(SLURM_LIBS) $(OPENSSL_LIBS) $(GPU_LIBS) $(EXTRA_LIBS)
 $(BUILD)/tools/gen-sbatch: EXTRA_LIBS = $(YAMLCPP_LIBS)
-$(BUILD)/tools/dt-topo $(BUILD)/tools/dt-run: EXTRA_LIBS = $(HWLOC_LIBS)
+$(BUILD)/tools/dt-topo $(BUILD)/tools/dt-run $(BUILD)/tools/dt-wire: EXTRA_LIBS = $(HWLOC_LIBS)
 $(BUILD)/tools/dt-topo: $(BUILD)/tools/dt_topo.o
 $(BUILD)/tools/gen-sbatch: $(BUILD)/tools/gen_sbatch.o
 $(BUILD)/tools/dt-run: $(BUILD)/tools/dt_run.o
 $(BUILD)/tools/dt-requeue: $(BUILD)/tools/dt_requeue.o
+$(BUILD)/tools/dt-wire: $(BUILD)/tools/dt_wire.o
 $(BUILD)/tools/dt-bench: $(BUILD)/tools/dt_bench.o
 $(BUILD)/examples/train_linear: $(BUILD)/examples/train_linear.o
 $(TOOLS) $(EXAMPLES): $(LIB_A)

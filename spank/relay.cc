@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "base/slurm_ids.h"
@@ -13,26 +11,11 @@
 #include "spank_env.h"
 
 namespace dist_train {
-namespace {
-
-Proctrack ResolveProctrack(Proctrack configured) {
-  if (configured != Proctrack::kAuto) return configured;
-  std::ifstream f("/proc/self/cgroup");
-  std::stringstream text;
-  text << f.rdbuf();
-  return DetectProctrack(text.str());
-}
-
-}  // namespace
 
 uint64_t WarningMask(SpankHost& host, const PluginConfig& cfg) {
-  uint64_t mask = cfg.warning_signals, job = 0;
   std::string value;
-  if (GetEnv(host, "DT_PREEMPT_SIGNAL", &value) &&
-      ParseWarningSignals(value, "", &job).ok()) {
-    mask |= job;
-  }
-  return mask;
+  bool set = GetEnv(host, "DT_PREEMPT_SIGNAL", &value);
+  return WithJobWarningSignal(cfg.warning_signals, set ? &value : nullptr);
 }
 
 void MaybeStartRelay(SpankHost& host, const PluginState& st,

@@ -109,7 +109,7 @@ setup() {
   printf '#!/bin/bash\n{{sbatch}}\n{{comand}} {{command}}\n' >"$BATS_TEST_TMPDIR/u.sbatch"
   run "$GEN" torchrun.yaml --template "$BATS_TEST_TMPDIR/u.sbatch"
   [ "$status" -eq 1 ]
-  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/u.sbatch:3: unknown placeholder '{{comand}}'; valid: header, sbatch, setup, env, run, srun_options, launcher, command" ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/u.sbatch:3: unknown placeholder '{{comand}}'; valid: header, sbatch, setup, env, run, srun_options, wire, launcher, command" ]
   printf '#!/bin/bash\n{{sbatch}}\n{{command}}\n' >"$BATS_TEST_TMPDIR/w.sbatch"
   run "$GEN" sweep-grid.yaml --template "$BATS_TEST_TMPDIR/w.sbatch"
   [ "$status" -eq 1 ]

@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
+#include <string>
 
 extern "C" {
 #include <slurm/slurm.h>
@@ -117,16 +119,32 @@ Status SlurmRequeue(uint32_t job_id) {
                              " failed: " + SlurmError(err));
 }
 
-Status LoadMaxArraySize(uint32_t* max_array_size) {
+namespace {
+
+// One slurm_load_ctl_conf; `read` takes what it needs before it is freed.
+Status WithCtlConf(const std::function<void(const slurm_conf_t&)>& read) {
   slurm_conf_t* conf = nullptr;
   if (slurm_load_ctl_conf(0, &conf) != 0 || conf == nullptr) {
     int err = errno;
     return Status::Unavailable("cannot load the controller's configuration: " +
                                SlurmError(err));
   }
-  *max_array_size = conf->max_array_sz;
+  read(*conf);
   DT_FREE_CTL_CONF(conf);
   return Status::OK();
+}
+
+}  // namespace
+
+Status LoadMaxArraySize(uint32_t* max_array_size) {
+  return WithCtlConf(
+      [&](const slurm_conf_t& conf) { *max_array_size = conf.max_array_sz; });
+}
+
+Status LoadProctrackType(std::string* type) {
+  return WithCtlConf([&](const slurm_conf_t& conf) {
+    *type = conf.proctrack_type ? conf.proctrack_type : "";
+  });
 }
 
 }  // namespace dist_train

@@ -56,6 +56,9 @@ Status SlurmRequeue(uint32_t job_id);
 // The controller's MaxArraySize (slurm_load_ctl_conf).
 Status LoadMaxArraySize(uint32_t* max_array_size);
 
+// The controller's ProctrackType ("proctrack/cgroup").
+Status LoadProctrackType(std::string* type);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_BASE_SLURM_COMPAT_H_

@@ -117,17 +117,28 @@ Status DistTrainSection(const YamlSource& c, const YAML::Node& n, JobSpec* s) {
   };
   bool verbose = false;
   bool verbose_given = false;
-  DT_RETURN_IF_ERROR(
-      WalkMap(c, n, "dist_train",
-              {{"enabled", BoolKey(c, &s->dist_train)},
-               {"mode", word("mode")},
-               {"nproc", word("nproc")},
-               {"bind", word("bind")},
-               {"cpu_share", word("cpu-share")},
-               {"verbose", [&](const YAML::Node& v, const std::string& p) {
-                  verbose_given = true;
-                  return ReadBool(c, v, p, &verbose);
-                }}}));
+  DT_RETURN_IF_ERROR(WalkMap(
+      c, n, "dist_train",
+      {{"enabled", BoolKey(c, &s->dist_train)},
+       {"wiring",
+        [&](const YAML::Node& v, const std::string& p) {
+          std::string how;
+          DT_RETURN_IF_ERROR(ReadString(c, v, p, &how));
+          if (how != "plugin" && how != "wrapper")
+            return YamlError(
+                c, v, p,
+                "expected plugin or wrapper, got '" + ShownValue(how) + "'");
+          s->wrapper = how == "wrapper";
+          return Status::OK();
+        }},
+       {"mode", word("mode")},
+       {"nproc", word("nproc")},
+       {"bind", word("bind")},
+       {"cpu_share", word("cpu-share")},
+       {"verbose", [&](const YAML::Node& v, const std::string& p) {
+          verbose_given = true;
+          return ReadBool(c, v, p, &verbose);
+        }}}));
   if (verbose_given) words.push_back(verbose ? "verbose" : "quiet");
   std::string text;
   for (const std::string& w : words) text += (text.empty() ? "" : ",") + w;

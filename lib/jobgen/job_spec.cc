@@ -70,6 +70,9 @@ Status CheckOptions(const YamlSource& c, const YAML::Node& root,
   if (s.max_requeues > 0 && !s.requeue)
     return YamlError(c, root["preemption"], "preemption.max_requeues",
                      "needs preemption.requeue: true");
+  if (!s.dist_train && s.wrapper)
+    return YamlError(c, root["dist_train"], "dist_train.wiring",
+                     "wrapper given but enabled is false");
   if (!s.dist_train && !s.dist_train_options.empty())
     return YamlError(c, root["dist_train"], "dist_train",
                      "options given but enabled is false");

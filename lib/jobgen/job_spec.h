@@ -46,6 +46,9 @@ struct JobSpec {
   // dist_train: the --dist-train words, canonical and validated
   bool dist_train = true;
   std::string dist_train_options;  // "" = plain --dist-train
+  // dist_train.wiring: plugin (#SBATCH --dist-train) or wrapper (dt-wire:
+  // clusters without the plugin). Default: plugin.
+  bool wrapper = false;
 
   // launch
   LaunchStyle style = LaunchStyle::kSrun;

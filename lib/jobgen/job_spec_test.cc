@@ -99,6 +99,12 @@ TEST(JobSpecTest, EveryErrorMessageExactly) {
        "gpus_per_node, tasks_per_node, cpus_per_task, mem, time, partition, "
        "account, qos, "
        "constraint, exclusive, output or error"},
+      {"dist_train: {wiring: wraper}\nlaunch: {command: [a]}\n",
+       "t.yaml:1:22: dist_train.wiring: expected plugin or wrapper, got "
+       "'wraper'"},
+      {"dist_train: {enabled: false, wiring: wrapper}\nlaunch: {command: "
+       "[a]}\n",
+       "t.yaml:1:13: dist_train.wiring: wrapper given but enabled is false"},
       {"jbo: {}\n",
        "t.yaml:1:1: top level: unknown key 'jbo' (did you mean 'job'?); valid "
        "keys: job, "

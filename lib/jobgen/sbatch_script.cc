@@ -57,7 +57,7 @@ std::vector<std::string> SbatchLines(const JobSpec& s, const ScriptPart& part) {
   if (s.exclusive) l.push_back("#SBATCH --exclusive");
   add("output", s.output);
   add("error", s.error);
-  if (s.dist_train) {
+  if (s.dist_train && !s.wrapper) {
     l.push_back("#SBATCH --dist-train" + (s.dist_train_options.empty()
                                               ? ""
                                               : "=" + s.dist_train_options));
@@ -81,9 +81,23 @@ std::string Setup(const JobSpec& s) {
   return "\n# Setup, verbatim from the config.\n" + Lines(s.setup);
 }
 
+// wiring: wrapper: dt-wire's job exports (the secret, the words), once.
+std::string WireJobEnv(const JobSpec& s) {
+  if (!s.dist_train || !s.wrapper) return "";
+  std::string words =
+      s.dist_train_options.empty()
+          ? ""
+          : " " + ShellQuote("--dist-train=" + s.dist_train_options);
+  return "\n# Without the plugin: dt-wire wires each task "
+         "(docs/user-guide.md).\n"
+         "eval \"$(dt-wire --job-env" +
+         words + ")\"\n";
+}
+
 std::string Env(const JobSpec& s) {
-  if (s.env.empty()) return "";
-  std::string out = "\n# Environment.\n";
+  std::string wire = WireJobEnv(s);
+  if (s.env.empty()) return wire;
+  std::string out = wire + "\n# Environment.\n";
   for (const auto& [name, value] : s.env)
     out += "export " + name + "=" + ShellQuote(value) + "\n";
   return out;
@@ -236,6 +250,10 @@ Status CheckTemplate(const JobSpec& spec, const std::string& t,
   std::vector<std::string> need = {"{{sbatch}}", "{{command}}"};
   if (spec.has_sweep || !spec.checkpoint_dir.empty() || !spec.signal.empty())
     need.push_back("{{run}}");
+  if (spec.dist_train && spec.wrapper) {
+    need.push_back("{{env}}");
+    if (spec.style != LaunchStyle::kCustom) need.push_back("{{wire}}");
+  }
   if (t.rfind("#!", 0) != 0)
     return Status::InvalidArgument(name + ":1: a template must start with #!");
   for (const std::string& n : need) {
@@ -287,8 +305,8 @@ Status Substitute(const std::string& tmpl, const std::string& name,
       return Status::InvalidArgument(name + ":" + std::to_string(line) +
                                      ": unknown placeholder '{{" + key +
                                      "}}'; valid: header, sbatch, setup, env, "
-                                     "run, srun_options, launcher, "
-                                     "command");
+                                     "run, srun_options, wire, "
+                                     "launcher, command");
     }
     result += tmpl.substr(pos, open - pos) + it->second;
     pos = close + 2;
@@ -318,6 +336,7 @@ Status RenderScript(const JobSpec& spec, const std::vector<SweepPoint>& points,
       {"env", Env(spec)},
       {"run", Run(spec, points, part)},
       {"srun_options", SrunOptions(spec)},
+      {"wire", spec.dist_train && spec.wrapper ? "dt-wire -- " : ""},
       {"launcher", Launcher(spec)},
       {"command", Command(spec)}};
   DT_RETURN_IF_ERROR(CheckTemplate(spec, template_text, template_name));

@@ -138,6 +138,34 @@ TEST(SbatchScriptTest, ATemplateCannotMultiplyAValuePastTheCap) {
   EXPECT_EQ(script, "");
 }
 
+// wiring: wrapper needs {{wire}} in front of the command (and {{env}} for
+// the job's exports), except for custom, whose command is the user's.
+TEST(SbatchScriptTest, AWrapperTemplateMustPlaceWireAndEnv) {
+  JobSpec spec;
+  spec.command = {"python3", "train.py"};
+  spec.wrapper = true;
+  std::string script;
+  const char* no_wire = "#!/bin/bash\n{{sbatch}}\n{{env}}srun {{command}}\n";
+  EXPECT_EQ(RenderScript(spec, {}, ScriptPart{}, no_wire, "t.sbatch", &script)
+                .message(),
+            "t.sbatch: the template lacks {{wire}}");
+  const char* ok = "#!/bin/bash\n{{sbatch}}\n{{env}}srun {{wire}}{{command}}\n";
+  ASSERT_TRUE(
+      RenderScript(spec, {}, ScriptPart{}, ok, "t.sbatch", &script).ok());
+  EXPECT_NE(script.find("\neval \"$(dt-wire --job-env)\"\n"), std::string::npos)
+      << script;
+  EXPECT_NE(script.find("\nsrun dt-wire -- python3 train.py\n"),
+            std::string::npos);
+  EXPECT_EQ(script.find("--dist-train"), std::string::npos);
+  spec.style = LaunchStyle::kCustom;
+  EXPECT_TRUE(
+      RenderScript(spec, {}, ScriptPart{}, no_wire, "t.sbatch", &script).ok());
+  spec.wrapper = false;  // the plugin: {{wire}} is empty
+  ASSERT_TRUE(
+      RenderScript(spec, {}, ScriptPart{}, ok, "t.sbatch", &script).ok());
+  EXPECT_NE(script.find("\nsrun python3 train.py\n"), std::string::npos);
+}
+
 TEST(SbatchScriptTest, SweepTablePadsAtMostFortyColumns) {
   std::vector<SweepPoint> points = {{{"a", std::string(100, 'x')}, {"b", "1"}},
                                     {{"a", "y"}, {"b", "2"}}};

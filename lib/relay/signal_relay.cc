@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "base/parse.h"
 
@@ -412,6 +414,24 @@ Proctrack DetectProctrack(std::string_view cgroups) {
     if (step && (freezer || controllers.empty())) return Proctrack::kCgroup;
   }
   return Proctrack::kPgid;
+}
+
+Proctrack ResolveProctrack(Proctrack configured) {
+  if (configured != Proctrack::kAuto) return configured;
+  std::ifstream f("/proc/self/cgroup");
+  std::stringstream text;
+  text << f.rdbuf();
+  return DetectProctrack(text.str());
+}
+
+uint64_t WithJobWarningSignal(uint64_t admin_mask,
+                              const std::string* preempt_signal) {
+  uint64_t job = 0;
+  if (preempt_signal != nullptr &&
+      ParseWarningSignals(*preempt_signal, "", &job).ok()) {
+    admin_mask |= job;
+  }
+  return admin_mask;
 }
 
 bool ParseStatusMasks(const char* text, size_t len, SignalMasks* out) {

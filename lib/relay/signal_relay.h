@@ -76,6 +76,12 @@ const char* ProctrackName(Proctrack p);
 // relay receives nothing, because Slurm skips processes named slurmstepd).
 Proctrack DetectProctrack(std::string_view proc_self_cgroup);
 
+// `configured`, with kAuto resolved from this process's /proc/self/cgroup.
+Proctrack ResolveProctrack(Proctrack configured);
+// The admin's warning signals plus the job's DT_PREEMPT_SIGNAL (null: unset)
+// when it names one that can be a warning (TERM/INT keep their meaning).
+uint64_t WithJobWarningSignal(uint64_t admin_mask,
+                              const std::string* preempt_signal);
 // Signal masks of /proc/PID/status text. Async-signal-safe (no allocation).
 struct SignalMasks {
   uint64_t caught = 0, blocked = 0, ignored = 0;

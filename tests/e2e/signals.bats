@@ -12,6 +12,7 @@ setup() {
   make_outdir
   PROCTRACK=${DT_PROCTRACK:-$(sed -n 's/^ProctrackType=proctrack\///p' "$SLURM_CONF")}
   DTRUN="$DT_REPO/build/tools/dt-run"
+  WIRE="$DT_REPO/build/tools/dt-wire"
 }
 
 teardown() {
@@ -45,12 +46,13 @@ deliveries() {
   done
 }
 
-# warn_node_mode_job READY CATCHING: submits job.sh on 2 nodes in node mode,
-# warns it once READY workers are up, and checks that the step completed
-# normally and each of the CATCHING workers got the warning exactly once.
+# warn_node_mode_job READY CATCHING [OPTION]: submits job.sh on 2 nodes
+# with OPTION (default: the plugin in node mode), warns it once READY
+# workers are up, and checks that the step completed normally and each of
+# the CATCHING workers got the warning exactly once.
 warn_node_mode_job() {
   local state
-  submit --dist-train=mode=node -N2 --ntasks-per-node=1 job.sh
+  submit "${3:---dist-train=mode=node}" -N2 --ntasks-per-node=1 job.sh
   wait_ready "$1"
   scancel --signal=USR1 "$JOB"
   state=$(wait_job "$JOB" 60)
@@ -91,6 +93,25 @@ srun $DTRUN --nproc 2 -- python3 warned_worker.py $OUT catch
 echo "srun rc=\$?"
 EOS
   warn_node_mode_job 4 4
+}
+
+@test "dt-wire without the plugin: a torchrun-like launcher's catching workers get the warning once; launcher and the others live" {
+  [[ $PROCTRACK == cgroup ]] || skip "proctrack/$PROCTRACK signals the launcher itself (docs/preemption.md, Limits)"
+  write_script job.sh <<EOS
+#!/bin/bash
+srun $WIRE --dist-train=mode=node -- python3 fake_launcher.py 3 python3 warned_worker.py $OUT mix
+echo "srun rc=\$?"
+EOS
+  warn_node_mode_job 6 4 --dist-train=off
+}
+
+@test "dt-wire without the plugin + dt-run: every worker gets the warning once, dt-run lives" {
+  write_script job.sh <<EOS
+#!/bin/bash
+srun $WIRE --dist-train=mode=node -- $DTRUN --nproc 2 -- python3 warned_worker.py $OUT catch
+echo "srun rc=\$?"
+EOS
+  warn_node_mode_job 4 4 --dist-train=off
 }
 
 @test "without --dist-train: Slurm's own delivery, no relay" {
