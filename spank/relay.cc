@@ -26,7 +26,11 @@ void MaybeStartRelay(SpankHost& host, const PluginState& st,
   }
   RelayConfig cfg;
   cfg.proctrack = ResolveProctrack(st.config.proctrack);
-  if (cfg.proctrack == Proctrack::kLinuxproc) return;  // Slurm reaches all
+  if (cfg.proctrack == Proctrack::kLinuxproc) {
+    // Slurm signals every process itself: launchers must not forward.
+    host.SetEnv(kRelayVar, std::to_string(getpid()).c_str(), 1);
+    return;
+  }
   if (!CanListChildren()) {
     if (in.local_task_id == 0) {
       fprintf(stderr,

@@ -268,7 +268,11 @@ void StartRelay(const Wiring& w) {
   if (!w.config.signal_relay) return;
   RelayConfig cfg;
   cfg.proctrack = ResolveProctrack(w.config.proctrack);
-  if (cfg.proctrack == Proctrack::kLinuxproc) return;  // Slurm reaches all
+  if (cfg.proctrack == Proctrack::kLinuxproc) {
+    // Slurm signals every process itself: launchers must not forward.
+    setenv(kRelayVar, std::to_string(getpid()).c_str(), 1);
+    return;
+  }
   if (!CanListChildren()) {
     fprintf(stderr,
             "dist-train: warning: this kernel does not list "

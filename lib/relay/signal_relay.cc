@@ -491,7 +491,9 @@ bool UnderSignalRelay() {
   const char* var = getenv(kRelayVar);
   uint64_t relay = 0;
   if (var == nullptr || !ParseUint(var, 2, 1u << 30, &relay)) return false;
-  return HasAncestor(getpid(), static_cast<pid_t>(relay), 64);
+  pid_t self = getpid();
+  return static_cast<pid_t>(relay) == self ||
+         HasAncestor(self, static_cast<pid_t>(relay), 64);
 }
 
 Status StartSignalRelay(const RelayConfig& config, pid_t* relay) {

@@ -99,9 +99,11 @@ bool CanListChildren();
 // The variable the plugin sets to the relay's pid for the task's processes.
 inline constexpr char kRelayVar[] = "DT_SIGNAL_RELAY";
 
-// Whether $DT_SIGNAL_RELAY names an ancestor of this process, i.e. a relay
+// Whether $DT_SIGNAL_RELAY names this process or an ancestor, i.e. a relay
 // delivers warnings to it and its descendants (a launcher then need not
-// forward them). Inherited values from other steps name no ancestor.
+// forward them). Under proctrack/linuxproc, where Slurm itself signals every
+// descendant and no relay runs, it names the task process itself.
+// Inherited values from other steps name no ancestor.
 bool UnderSignalRelay();
 
 // Forks the relay. Returns OK in the child (which goes on to become the

@@ -91,11 +91,21 @@ TEST(SignalRelayTest, ParsesStatusMasks) {
       ParseStatusMasks("SigBlk:\tzz\nSigIgn:\t0\nSigCgt:\t0\n", 29, &none));
 }
 
-TEST(SignalRelayTest, UnderSignalRelayOnlyForAnAncestor) {
+TEST(SignalRelayTest, UnderSignalRelayOnlyForAnAncestorOrItself) {
   setenv(kRelayVar, std::to_string(getppid()).c_str(), 1);
   EXPECT_TRUE(UnderSignalRelay());
-  setenv(kRelayVar, std::to_string(getpid()).c_str(), 1);  // not above us
+  // linuxproc: the task process itself (Slurm delivers to all of it)
+  setenv(kRelayVar, std::to_string(getpid()).c_str(), 1);
+  EXPECT_TRUE(UnderSignalRelay());
+  pid_t child = fork();  // below us, not above
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  setenv(kRelayVar, std::to_string(child).c_str(), 1);
   EXPECT_FALSE(UnderSignalRelay());
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
   setenv(kRelayVar, "1x", 1);
   EXPECT_FALSE(UnderSignalRelay());
   unsetenv(kRelayVar);

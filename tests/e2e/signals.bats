@@ -99,6 +99,7 @@ EOS
   [[ $PROCTRACK == cgroup ]] || skip "proctrack/$PROCTRACK signals the launcher itself (docs/preemption.md, Limits)"
   write_script job.sh <<EOS
 #!/bin/bash
+eval "\$($WIRE --job-env)"
 srun $WIRE --dist-train=mode=node -- python3 fake_launcher.py 3 python3 warned_worker.py $OUT mix
 echo "srun rc=\$?"
 EOS
@@ -108,6 +109,7 @@ EOS
 @test "dt-wire without the plugin + dt-run: every worker gets the warning once, dt-run lives" {
   write_script job.sh <<EOS
 #!/bin/bash
+eval "\$($WIRE --job-env)"  # with the cluster's proctrack: linuxproc needs no relay
 srun $WIRE --dist-train=mode=node -- $DTRUN --nproc 2 -- python3 warned_worker.py $OUT catch
 echo "srun rc=\$?"
 EOS
