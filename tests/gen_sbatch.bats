@@ -283,3 +283,30 @@ YAML
   [ "$status" -eq 1 ]
   [ "$output" = "gen-sbatch: bad.yaml:1:23: launch.command[1]: '\${HOME:-x}' is no \${NAME} reference (only \${NAME} is expanded; write \$\${ for a literal \${)" ]
 }
+
+@test "--collect without a cluster: points from sweep.json, 'ended' where a run folder exists, a bad metrics.json named; usage errors" {
+  dir=$BATS_TEST_TMPDIR/runs/s-77
+  mkdir -p "$dir/0" "$dir/1"
+  printf '{"array_job_id":77,"first":0,"points":[{"lr":0.1},{"lr":0.2},{"lr":0.3}]}\n' >"$dir/sweep.json"
+  printf '{"lr":0.1}\n' >"$dir/0/params.json"
+  printf '{"loss":1.5}\n' >"$dir/0/metrics.json"
+  printf '{"lr":0.2}\n' >"$dir/1/params.json"
+  printf '[1, 2]\n' >"$dir/1/metrics.json"
+  # no Slurm to ask: SLURM_CONF names no file
+  run --separate-stderr env SLURM_CONF=/nonexistent "$GEN" --collect "$dir/"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$(printf 'index  state    lr   loss\n0      ended    0.1  1.5\n1      ended    0.2\n2      unknown  0.3')" ]
+  [ "$stderr" = "gen-sbatch: --collect: $dir/1/metrics.json: expected a JSON object" ]
+  run --separate-stderr env SLURM_CONF=/nonexistent "$GEN" --collect "$dir" --csv
+  [ "$(sed -n 2p <<<"$output")" = "0,ended,0.1,1.5" ]
+  run "$GEN" --collect "$BATS_TEST_TMPDIR/nope"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: $BATS_TEST_TMPDIR/nope: no such directory" ]
+  run "$GEN" --collect "$BATS_TEST_TMPDIR"
+  [ "$status" -eq 1 ]
+  [[ $output == *"not a sweep's run directory"* ]]
+  run "$GEN" custom.yaml --csv
+  [ "$status" -eq 2 ]
+  run "$GEN" custom.yaml --collect "$dir"
+  [ "$status" -eq 2 ]
+}

@@ -3,19 +3,25 @@
 // gen-sbatch: sbatch scripts and job-array sweeps from one YAML file.
 // Exit codes: 0 ok, 1 error, 2 usage.
 
+#include <dirent.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <new>
 #include <string>
 
+#include "base/parse.h"
 #include "base/slurm_compat.h"
+#include "jobgen/collect.h"
 #include "jobgen/input_file.h"
 #include "jobgen/job_spec.h"
 #include "jobgen/sbatch_script.h"
@@ -28,9 +34,10 @@ namespace {
 constexpr size_t kMaxParts = 1000;
 
 struct Args {
-  std::string config, output, template_file;
+  std::string config, output, template_file, collect;
   std::vector<std::string> sets;
   bool submit = false, dry_run = false, list_sweep = false;
+  bool csv = false, json = false;
 };
 
 std::string TemplateDir() {
@@ -94,6 +101,141 @@ Status Write(const std::string& path, const std::string& text) {
   std::ofstream f(path);
   f << text;
   if (!f) return Status::IOError(path + ": cannot write");
+  return Status::OK();
+}
+
+// `dir` and its parents, like mkdir -p.
+Status MakeDirs(const std::string& dir) {
+  for (size_t pos = 1; pos <= dir.size(); ++pos) {
+    if (pos < dir.size() && dir[pos] != '/') continue;
+    std::string part = dir.substr(0, pos);
+    if (mkdir(part.c_str(), 0777) != 0 && errno != EEXIST)
+      return Status::IOError(part + ": " + strerror(errno));
+  }
+  return Status::OK();
+}
+
+// The sweep's run directory as the job sees it from its working directory
+// (the one gen-sbatch --submit ran in).
+std::string SweepDir(const JobSpec& spec, const std::string& job) {
+  std::string root = spec.run_dir;
+  const char* home = getenv("HOME");
+  if (home != nullptr && (root == "~" || root.rfind("~/", 0) == 0))
+    root = home + root.substr(1);
+  return root + "/" + spec.name + "-" + job;
+}
+
+// --submit: all points of one job array in its run directory, so that
+// --collect lists the points that have not started too.
+Status WriteManifest(const JobSpec& spec, const std::vector<SweepPoint>& points,
+                     const ScriptPart& part, const std::string& job) {
+  SweepManifest m;
+  uint64_t id = 0;
+  ParseUint(job, 1, UINT32_MAX, &id);
+  m.array_job_id = static_cast<uint32_t>(id);
+  m.first = part.first;
+  for (size_t i = part.first; i < part.first + part.count; ++i)
+    m.points.push_back(Json::parse(PointParamsJson(points[i])));
+  std::string dir = SweepDir(spec, job);
+  DT_RETURN_IF_ERROR(MakeDirs(dir));
+  return Write(dir + "/" + kManifestFile, FormatManifest(m));
+}
+
+// A JSON object file of a point, when there is one; a bad one is said on
+// stderr and left out (one broken point must not hide the others).
+Json ReadObject(const std::string& path) {
+  Json j = Json::object();
+  if (access(path.c_str(), F_OK) != 0) return j;
+  std::string text;
+  Status s = ReadInputFile(path, kMaxInputBytes, &text);
+  if (s.ok()) s = ParseObjectFile(text, path, &j);
+  if (!s.ok())
+    fprintf(stderr, "gen-sbatch: --collect: %s\n", s.message().c_str());
+  return s.ok() ? j : Json::object();
+}
+
+bool IsDir(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The points of a sweep directory: from its manifest, else from the point
+// folders that exist (a script submitted by hand has no manifest).
+Status CollectPoints(const std::string& dir, SweepManifest* m,
+                     std::vector<CollectedPoint>* points) {
+  std::string manifest = dir + "/" + kManifestFile;
+  if (access(manifest.c_str(), F_OK) == 0) {
+    std::string text;
+    DT_RETURN_IF_ERROR(ReadInputFile(manifest, kMaxInputBytes, &text));
+    DT_RETURN_IF_ERROR(ParseManifest(text, manifest, m));
+    for (size_t i = 0; i < m->points.size(); ++i) {
+      CollectedPoint p;
+      p.index = m->first + i;
+      p.params = m->points[i];
+      points->push_back(p);
+    }
+    return Status::OK();
+  }
+  if (!ArrayJobIdOfDir(dir, &m->array_job_id))
+    return Status::InvalidArgument(
+        dir +
+        ": not a sweep's run directory (RUN_DIR/<job name>-<array job "
+        "id>, with " +
+        kManifestFile + " or point folders)");
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return Status::IOError(dir + ": " + strerror(errno));
+  std::vector<size_t> found;
+  while (dirent* e = readdir(d)) {
+    uint64_t n = 0;
+    if (ParseUint(e->d_name, 0, UINT32_MAX, &n)) found.push_back(n);
+  }
+  closedir(d);
+  std::sort(found.begin(), found.end());
+  m->first = found.empty() ? 0 : found.front();
+  for (size_t n : found) {
+    CollectedPoint p;
+    p.index = n;
+    points->push_back(p);
+  }
+  return Status::OK();
+}
+
+// Each point's state from slurmctld (nothing when it no longer knows the
+// array), its run folder's params and metrics.
+void FillPoints(const std::string& dir, const SweepManifest& m,
+                std::vector<CollectedPoint>* points) {
+  std::map<uint32_t, std::string> states;
+  std::string pending;
+  Status s = SlurmInitOnce();
+  if (s.ok()) s = LoadArrayTaskStates(m.array_job_id, &states, &pending);
+  std::vector<uint32_t> waiting;
+  if (s.ok() && !pending.empty() && ParseArrayTasks(pending, &waiting).ok())
+    for (uint32_t t : waiting) states[t] = "PENDING";
+  for (CollectedPoint& p : *points) {
+    std::string run = dir + "/" + std::to_string(p.index);
+    p.started = IsDir(run);
+    auto it = states.find(static_cast<uint32_t>(p.index - m.first));
+    if (it != states.end()) p.slurm_state = it->second;
+    if (p.started) {
+      Json params = ReadObject(run + "/" + kParamsFile);
+      if (!params.empty()) p.params = params;
+      p.metrics = ReadObject(run + "/" + kMetricsFile);
+    }
+  }
+}
+
+Status Collect(const Args& a) {
+  std::string dir = a.collect;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!IsDir(dir)) return Status::NotFound(dir + ": no such directory");
+  SweepManifest m;
+  std::vector<CollectedPoint> points;
+  DT_RETURN_IF_ERROR(CollectPoints(dir, &m, &points));
+  FillPoints(dir, m, &points);
+  CollectFormat f = a.json  ? CollectFormat::kJson
+                    : a.csv ? CollectFormat::kCsv
+                            : CollectFormat::kTable;
+  fputs(FormatCollected(points, f).c_str(), stdout);
   return Status::OK();
 }
 
@@ -167,6 +309,14 @@ Status Run(const Args& a) {
                               : "";
       DT_RETURN_IF_ERROR(Submit(script, extra, &previous));
       printf("%s\n", previous.c_str());
+      if (spec.has_sweep) {
+        Status s = WriteManifest(spec, points, parts[k], previous);
+        if (!s.ok())
+          fprintf(stderr,
+                  "gen-sbatch: warning: no %s (--collect lists only started "
+                  "points): %s\n",
+                  kManifestFile, s.message().c_str());
+      }
     }
   }
   return Status::OK();
@@ -180,7 +330,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gen-sbatch: an sbatch script (or job-array sweep) from one YAML file. "
       "See docs/gen-sbatch.md for every key."};
-  app.add_option("config", a.config, "the YAML file")->required();
+  app.add_option("config", a.config, "the YAML file");
   app.add_option("-o,--output", a.output,
                  "write the script here (sweeps split in parts: FILE.1, ...)");
   app.add_option("--set", a.sets,
@@ -193,15 +343,31 @@ int main(int argc, char** argv) {
   app.add_option(
       "--template", a.template_file,
       "render with this template instead of templates/<style>.sbatch");
+  auto* collect = app.add_option(
+      "--collect", a.collect,
+      "print a submitted sweep's points (state from Slurm, parameters, "
+      "metrics.json): DIR is its run directory, RUN_DIR/<name>-<array job "
+      "id>");
+  auto* csv = app.add_flag("--csv", a.csv, "--collect: CSV instead of a table");
+  auto* json =
+      app.add_flag("--json", a.json, "--collect: JSON instead of a table");
+  csv->needs(collect)->excludes(json);
+  json->needs(collect);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
+  if (a.config.empty() == a.collect.empty()) {
+    fprintf(stderr,
+            "gen-sbatch: give a config file, or --collect DIR (not both)\n%s",
+            app.help().c_str());
+    return 2;
+  }
   dist_train::Status s;
   try {
-    s = dist_train::Run(a);
+    s = a.collect.empty() ? dist_train::Run(a) : dist_train::Collect(a);
   } catch (const std::bad_alloc&) {
     s = dist_train::Status::InvalidArgument("out of memory");
   }

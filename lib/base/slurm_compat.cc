@@ -98,6 +98,67 @@ Status LoadJobTimes(uint32_t job_id, JobTimes* times) {
   return Status::OK();
 }
 
+namespace {
+
+// squeue's names of the base states (libslurm exports no job_state_string).
+const char* JobStateName(uint32_t state) {
+  if (state & JOB_COMPLETING) return "COMPLETING";
+  if (state & JOB_CONFIGURING) return "CONFIGURING";
+  switch (state & JOB_STATE_BASE) {
+    case JOB_PENDING:
+      return (state & JOB_REQUEUE) ? "REQUEUED" : "PENDING";
+    case JOB_RUNNING:
+      return "RUNNING";
+    case JOB_SUSPENDED:
+      return "SUSPENDED";
+    case JOB_COMPLETE:
+      return "COMPLETED";
+    case JOB_CANCELLED:
+      return "CANCELLED";
+    case JOB_FAILED:
+      return "FAILED";
+    case JOB_TIMEOUT:
+      return "TIMEOUT";
+    case JOB_NODE_FAIL:
+      return "NODE_FAIL";
+    case JOB_PREEMPTED:
+      return "PREEMPTED";
+    case JOB_BOOT_FAIL:
+      return "BOOT_FAIL";
+    case JOB_DEADLINE:
+      return "DEADLINE";
+    case JOB_OOM:
+      return "OUT_OF_MEMORY";
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace
+
+Status LoadArrayTaskStates(uint32_t array_job_id,
+                           std::map<uint32_t, std::string>* states,
+                           std::string* pending_expr) {
+  job_info_msg_t* info = nullptr;
+  if (slurm_load_job(&info, DT_JOB_ARG(array_job_id), SHOW_ALL) != 0 ||
+      info == nullptr) {
+    int err = errno;
+    return Status::Unavailable("cannot load job " +
+                               std::to_string(array_job_id) +
+                               " from slurmctld: " + SlurmError(err));
+  }
+  for (uint32_t i = 0; i < info->record_count; ++i) {
+    const slurm_job_info_t& j = info->job_array[i];
+    if (j.array_job_id != array_job_id) continue;
+    if (j.array_task_id != NO_VAL) {
+      (*states)[j.array_task_id] = JobStateName(j.job_state);
+    } else if (j.array_task_str != nullptr) {
+      *pending_expr = j.array_task_str;
+    }
+  }
+  slurm_free_job_info_msg(info);
+  return Status::OK();
+}
+
 Status LoadNodeAddr(const std::string& node, std::string* addr) {
   node_info_msg_t* info = nullptr;
   if (slurm_load_node_single(&info, const_cast<char*>(node.c_str()),

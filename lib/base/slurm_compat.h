@@ -15,6 +15,7 @@
 #define DIST_TRAIN_LIB_BASE_SLURM_COMPAT_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "dist_train/status.h"
@@ -55,6 +56,14 @@ Status SlurmRequeue(uint32_t job_id);
 
 // The controller's MaxArraySize (slurm_load_ctl_conf).
 Status LoadMaxArraySize(uint32_t* max_array_size);
+
+// Each task of job array `array_job_id` that slurmctld still knows, by
+// array index: its state ("PENDING", "RUNNING", "COMPLETED", ...). Pending
+// tasks not yet split off come as one record with a task expression
+// ("3-5%2"), given to `pending_expr` (empty when none).
+Status LoadArrayTaskStates(uint32_t array_job_id,
+                           std::map<uint32_t, std::string>* states,
+                           std::string* pending_expr);
 
 // The controller's ProctrackType ("proctrack/cgroup").
 Status LoadProctrackType(std::string* type);

@@ -9,6 +9,7 @@
 
 #include "base/parse.h"
 #include "jobgen/shell_quote.h"
+#include "jobgen/text_table.h"
 
 namespace dist_train {
 namespace {
@@ -368,6 +369,10 @@ Status RenderScript(const JobSpec& spec, const std::vector<SweepPoint>& points,
   return Status::OK();
 }
 
+std::string PointParamsJson(const SweepPoint& point) {
+  return ParamsJson(point);
+}
+
 std::string SweepTable(const std::vector<SweepPoint>& points) {
   if (points.empty()) return "";
   std::vector<std::vector<std::string>> rows;
@@ -379,24 +384,7 @@ std::string SweepTable(const std::vector<SweepPoint>& points) {
     for (const auto& [name, value] : points[i]) r.push_back(value);
     rows.push_back(r);
   }
-  // Columns are padded to their longest value up to kMaxWidth: one long
-  // value must not pad every row of a large sweep.
-  constexpr size_t kMaxWidth = 40;
-  std::vector<size_t> w(head.size(), 0);
-  for (const auto& r : rows) {
-    for (size_t i = 0; i < r.size(); ++i)
-      w[i] = std::max(w[i], std::min(r[i].size(), kMaxWidth));
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (size_t i = 0; i < r.size(); ++i) {
-      size_t pad = w[i] > r[i].size() ? w[i] - r[i].size() : 0;
-      line += r[i] + (i + 1 < r.size() ? std::string(pad + 2, ' ') : "");
-    }
-    out += line + "\n";
-  }
-  return out;
+  return AlignedTable(rows);
 }
 
 }  // namespace dist_train

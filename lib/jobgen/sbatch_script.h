@@ -37,6 +37,10 @@ Status RenderScript(const JobSpec& spec, const std::vector<SweepPoint>& points,
 // "index  lr     bs\n0      0.1    32\n..." for --list-sweep.
 std::string SweepTable(const std::vector<SweepPoint>& points);
 
+// A point's parameters as one line of JSON, as params.json holds them: a
+// value that is exactly a JSON number is a number, anything else a string.
+std::string PointParamsJson(const SweepPoint& point);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_JOBGEN_SBATCH_SCRIPT_H_

@@ -83,3 +83,42 @@ EOF2
   [ "$(wait_job "$job")" = COMPLETED ]
   [ "$(grep -o 'allreduce sum 10 (want 10) OK' "$OUT/tr-$job.out" | wc -l)" -eq 4 ]
 }
+
+@test "a 3x2 sweep with a metrics file per point: --collect lists every point (also before they ran) with its state, parameters and metrics" {
+  write_script sweep.yaml <<'EOF2'
+job: {name: coll, nodes: 1}
+launch:
+  # the program writes its metrics; the point lr=0.3, bs=2 fails
+  command: [python3, -c, 'import json, os, sys; lr, bs = float(os.environ["lr"]), int(os.environ["bs"]); json.dump({"loss": lr / bs, "world": int(os.environ["WORLD_SIZE"])}, open(os.environ["DT_RUN_DIR"] + "/metrics.json", "w")); sys.exit(3 if (lr, bs) == (0.3, 2) else 0)']
+sweep:
+  grid: {lr: [0.1, 0.2, 0.3], bs: [1, 2]}
+  parallel: 2
+  pass_as: env
+EOF2
+  run as_user bash -c "cd '$OUT' && '$GEN' sweep.yaml --submit"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  job=$output
+  dir=$OUT/runs/coll-$job
+  [ -s "$dir/sweep.json" ]
+  # right after submission: all six points, none done yet or some running
+  run as_user "$GEN" --collect "$dir"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $(sed -n 1p <<<"$output") =~ ^index\ +state\ +lr\ +bs ]]
+  [ "$(tail -n +2 <<<"$output" | grep -cE '^[0-5] +(pending|running|done) ')" -eq 6 ]
+  wait_all "$job"
+  run as_user "$GEN" --collect "$dir"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $(sed -n 1p <<<"$output") =~ ^index\ +state\ +lr\ +bs\ +loss\ +world$ ]]
+  [[ $(sed -n 2p <<<"$output") =~ ^0\ +done\ +0\.1\ +1\ +0\.1\ +1$ ]]
+  [[ $(sed -n 7p <<<"$output") =~ ^5\ +failed:FAILED\ +0\.3\ +2\ +0\.15\ +1$ ]]
+  [ "$(grep -c " done " <<<"$output")" -eq 5 ]
+  for i in 0 1 2 3 4 5; do [ -s "$dir/$i/params.json" ]; done
+  [ "$(cat "$dir/3/params.json")" = '{"lr":0.2,"bs":2}' ]
+  run as_user "$GEN" --collect "$dir" --csv
+  [ "$(sed -n 1p <<<"$output")" = "index,state,lr,bs,loss,world" ]
+  [ "$(sed -n 4p <<<"$output")" = "2,done,0.2,1,0.2,1" ]
+  run as_user "$GEN" --collect "$dir" --json
+  [ "$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), d[5]["slurm_state"], d[5]["metrics"]["loss"])' <<<"$output")" = "6 FAILED 0.15" ]
+}
