@@ -276,7 +276,7 @@ YAML
   run env SLURM_ARRAY_TASK_ID=0 SLURM_JOB_NAME=r SLURM_ARRAY_JOB_ID=9 bash refs.sh
   echo "$output"
   [ "$status" -eq 0 ]
-  [ "$output" = $'<--ckpt=runs/r-9/0/ckpt.pt>\n<a b *>\n<${HOME}>\n<$HOME>\n<$(id)>' ]
+  [ "$output" = "<--ckpt=$PWD/runs/r-9/0/ckpt.pt>"$'\n<a b *>\n<${HOME}>\n<$HOME>\n<$(id)>' ]
   shellcheck refs.sh
   printf 'launch: {command: [a, "${HOME:-x}"]}\n' >bad.yaml
   run "$GEN" bad.yaml
@@ -309,4 +309,40 @@ YAML
   [ "$status" -eq 2 ]
   run "$GEN" custom.yaml --collect "$dir"
   [ "$status" -eq 2 ]
+}
+
+@test "sweep.workdir: each point works in its own run directory (absolute DT_RUN_DIR, DT_SUBMIT_DIR); submit keeps sbatch's; relative command files are noted" {
+  cat >"$BATS_TEST_TMPDIR/w.yaml" <<'YAML'
+launch:
+  style: custom
+  command: [bash, -c, 'echo "$PWD $DT_RUN_DIR $DT_SUBMIT_DIR $DT_CHECKPOINT_DIR"; ls']
+setup: ['touch made-by-setup']
+preemption: {checkpoint_dir: ckpt}
+sweep:
+  points: [{lr: 1}, {lr: 2}]
+YAML
+  cd "$BATS_TEST_TMPDIR"
+  run "$GEN" w.yaml -o w.sh
+  [ "$status" -eq 0 ]
+  for i in 0 1; do
+    run env SLURM_ARRAY_TASK_ID=$i SLURM_JOB_NAME=w SLURM_ARRAY_JOB_ID=5 bash w.sh
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "$PWD/runs/w-5/$i $PWD/runs/w-5/$i $PWD $PWD/ckpt/$i" ]
+    # setup ran in the point's directory, next to its params.json
+    [ "$(printf '%s ' "${lines[@]:1}")" = "made-by-setup params.json " ]
+  done
+  run "$GEN" w.yaml --set sweep.workdir=submit -o s.sh
+  [ "$status" -eq 0 ]
+  run env SLURM_ARRAY_TASK_ID=0 SLURM_JOB_NAME=s SLURM_ARRAY_JOB_ID=6 bash s.sh
+  [ "${lines[0]}" = "$PWD runs/s-6/0  ckpt/0" ]
+  run "$GEN" w.yaml --set sweep.workdir=there
+  [ "$status" -eq 1 ]
+  [[ $output == *"sweep.workdir: expected run (the point's run directory) or submit (where sbatch ran), got 'there'" ]]
+  touch train.py
+  printf 'launch: {command: [python3, train.py, --out, "${DT_RUN_DIR}/x"]}\nsweep: {points: [{lr: 1}]}\n' >rel.yaml
+  run --separate-stderr "$GEN" rel.yaml
+  [ "$status" -eq 0 ]
+  [ "$stderr" = "gen-sbatch: note: each sweep point runs in its run directory (sweep.workdir: run), where 'train.py' cannot be found by the relative path: write \${DT_SUBMIT_DIR}/... (the directory sbatch ran in), or set sweep.workdir: submit" ]
+  run --separate-stderr "$GEN" rel.yaml --set sweep.workdir=submit
+  [ -z "$stderr" ]
 }

@@ -239,6 +239,29 @@ Status Collect(const Args& a) {
   return Status::OK();
 }
 
+// With sweep.workdir: run a point's program starts in its run directory: a
+// command word naming a file here by a relative path would not be found
+// there. Said once, with the two ways out.
+void NoteRelativeWords(const JobSpec& spec) {
+  if (!spec.has_sweep || !spec.workdir_run) return;
+  std::string words;
+  for (const auto* list : {&spec.launcher, &spec.command}) {
+    for (const std::string& w : *list) {
+      if (w.empty() || w[0] == '/' || w[0] == '-' || w[0] == '~' ||
+          w.find('$') != std::string::npos || access(w.c_str(), F_OK) != 0)
+        continue;
+      words += (words.empty() ? "'" : ", '") + w + "'";
+    }
+  }
+  if (words.empty()) return;
+  fprintf(stderr,
+          "gen-sbatch: note: each sweep point runs in its run directory "
+          "(sweep.workdir: run), where %s cannot be found by the relative "
+          "path: write ${DT_SUBMIT_DIR}/... (the directory sbatch ran in), or "
+          "set sweep.workdir: submit\n",
+          words.c_str());
+}
+
 // A random sweep without a seed gets a fresh one, said on stderr and
 // recorded in the script, so its points can be drawn again.
 Status DrawSeed(JobSpec* spec) {
@@ -262,6 +285,7 @@ Status Run(const Args& a) {
   JobSpec spec;
   DT_RETURN_IF_ERROR(LoadJobSpec(a.config, a.sets, &spec));
   DT_RETURN_IF_ERROR(DrawSeed(&spec));
+  NoteRelativeWords(spec);
   std::vector<SweepPoint> points;
   if (spec.has_sweep)
     DT_RETURN_IF_ERROR(ExpandSweep(spec.sweep, kMaxSweepPoints, &points));

@@ -83,6 +83,10 @@ struct JobSpec {
   std::string arg_format = "--{name}={value}";
   uint32_t max_array_size = 1001;  // Slurm's default MaxArraySize
   std::string run_dir = "runs";
+  // sweep.workdir: run (default: each point works in its run directory, so
+  // points that write to their working directory never share it) or
+  // submit (where sbatch ran).
+  bool workdir_run = true;
 };
 
 // Loads `path`, applies `sets` ("job.nodes=4"), validates. `out` is

@@ -175,6 +175,20 @@ std::string SweepCase(const JobSpec& s, const std::vector<SweepPoint>& points,
          ">&2; exit 1 ;;\nesac\n";
 }
 
+// sweep.workdir: run: the point's directories become absolute (they are
+// relative to where sbatch ran) and the job works in its run directory, so
+// points that write to their working directory never share one.
+std::string IntoRunDir(const JobSpec& s) {
+  std::string out =
+      "\n# Each point works in its run directory (sweep.workdir: run); "
+      "paths\n# relative to where sbatch ran: \"$DT_SUBMIT_DIR\"/...\n"
+      "export DT_SUBMIT_DIR=$PWD\n"
+      "DT_RUN_DIR=$(cd \"$DT_RUN_DIR\" && pwd)\n";
+  if (!s.checkpoint_dir.empty())
+    out += "DT_CHECKPOINT_DIR=$(cd \"$DT_CHECKPOINT_DIR\" && pwd)\n";
+  return out + "cd \"$DT_RUN_DIR\"\n";
+}
+
 std::string Run(const JobSpec& s, const std::vector<SweepPoint>& points,
                 const ScriptPart& part) {
   std::string out;
@@ -207,6 +221,7 @@ std::string Run(const JobSpec& s, const std::vector<SweepPoint>& points,
   if (s.max_requeues > 0)
     pre += "export DT_MAX_REQUEUES=" + std::to_string(s.max_requeues) + "\n";
   if (!pre.empty()) out += "\n# Preemption and checkpoints.\n" + pre;
+  if (s.has_sweep && s.workdir_run) out += IntoRunDir(s);
   return out;
 }
 

@@ -355,6 +355,18 @@ void AddSweepOptions(const YamlSource& src, JobSpec* s, KeyTable* table) {
   table->emplace_back("max_array_size",
                       UintKey(src, 1, 4000001, &s->max_array_size));
   table->emplace_back("run_dir", StringKey(src, &s->run_dir));
+  table->emplace_back(
+      "workdir", [&src, s](const YAML::Node& v, const std::string& p) {
+        std::string w;
+        DT_RETURN_IF_ERROR(ReadString(src, v, p, &w));
+        if (w != "run" && w != "submit")
+          return YamlError(src, v, p,
+                           "expected run (the point's run directory) or "
+                           "submit (where sbatch ran), got '" +
+                               ShownValue(w) + "'");
+        s->workdir_run = w == "run";
+        return Status::OK();
+      });
 }
 
 }  // namespace

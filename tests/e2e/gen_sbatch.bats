@@ -44,7 +44,7 @@ EOF2
   write_script sweep.yaml <<'EOF2'
 job: {name: grid, nodes: 1}
 launch:
-  command: [bash, -c, 'echo "$lr $bs $*" > "point.$DT_SWEEP_INDEX"', sweep]
+  command: [bash, -c, 'echo "$lr $bs $*" > "$DT_SUBMIT_DIR/point.$DT_SWEEP_INDEX"', sweep]
 sweep:
   grid: {lr: [0.1, 0.01, 0.001], bs: [32, 64, 128, 256]}
   parallel: 6
