@@ -95,6 +95,14 @@ setup() {
   run "$GEN" "$BATS_TEST_TMPDIR/bad.yaml"
   [ "$status" -eq 1 ]
   [[ "$output" == "gen-sbatch: $BATS_TEST_TMPDIR/bad.yaml:2:3: job: unknown key 'nodse' (did you mean 'nodes'?)"* ]]
+  # every error of the file at once, one line each
+  printf 'job:\n  nodse: 2\n  time: soon\nlaunh: {}\n' >"$BATS_TEST_TMPDIR/bad3.yaml"
+  run "$GEN" "$BATS_TEST_TMPDIR/bad3.yaml"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 3 ]
+  [[ ${lines[0]} == "gen-sbatch: $BATS_TEST_TMPDIR/bad3.yaml:2:3: job: unknown key 'nodse'"* ]]
+  [[ ${lines[1]} == "gen-sbatch: $BATS_TEST_TMPDIR/bad3.yaml:3:9: job.time: 'soon' is not a Slurm time"* ]]
+  [[ ${lines[2]} == "gen-sbatch: $BATS_TEST_TMPDIR/bad3.yaml:4:1: top level: unknown key 'launh' (did you mean 'launch'?)"* ]]
   run "$GEN"
   [ "$status" -eq 2 ]
   run "$GEN" custom.yaml --no-such-flag

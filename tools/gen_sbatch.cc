@@ -396,7 +396,14 @@ int main(int argc, char** argv) {
     s = dist_train::Status::InvalidArgument("out of memory");
   }
   if (!s.ok()) {
-    fprintf(stderr, "gen-sbatch: %s\n", s.message().c_str());
+    // One line per error (a config's errors come all at once).
+    std::string msg = s.message();
+    for (size_t start = 0; start <= msg.size();) {
+      size_t end = std::min(msg.find('\n', start), msg.size());
+      fprintf(stderr, "gen-sbatch: %s\n",
+              msg.substr(start, end - start).c_str());
+      start = end + 1;
+    }
     return 1;
   }
   return 0;

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 
 namespace dist_train {
@@ -249,6 +251,41 @@ TEST(JobSpecTest, EveryErrorMessageExactly) {
        "t.yaml:3:1: YAML syntax error: end of sequence flow not found"},
   };
   for (const Case& c : cases) EXPECT_EQ(Error(c.yaml), c.message) << c.yaml;
+}
+
+// A file's errors come all at once, in document order, one per line (also
+// several in one section, and nested ones), so one round fixes the file.
+TEST(JobSpecTest, EveryErrorOfAFileInOneRun) {
+  JobSpec spec;
+  Status s = ParseJobSpec(
+      "job:\n  nodse: 2\n  time: soon\n"
+      "launch: {command: python3 train.py}\n"
+      "sweep: {grid: {lr: [1]}, workdir: here}\n"
+      "extra: 1\n",
+      "t.yaml", {}, &spec);
+  EXPECT_EQ(s.message(),
+            "t.yaml:2:3: job: unknown key 'nodse' (did you mean 'nodes'?); "
+            "valid keys: name, nodes, gpus_per_node, tasks_per_node, "
+            "cpus_per_task, mem, time, partition, account, qos, constraint, "
+            "exclusive, output or error\n"
+            "t.yaml:3:9: job.time: 'soon' is not a Slurm time (minutes, "
+            "MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or infinite)\n"
+            "t.yaml:4:19: launch.command: expected a list of words, e.g. "
+            "[python, train.py, --lr, '0.1']\n"
+            "t.yaml:5:35: sweep.workdir: expected run (the point's run "
+            "directory) or submit (where sbatch ran), got 'here'\n"
+            "t.yaml:6:1: top level: unknown key 'extra'; valid keys: job, "
+            "dist_train, launch, env, setup, container, preemption, "
+            "dependency or sweep");
+}
+
+TEST(JobSpecTest, AtMostFiftyErrorsAreListed) {
+  std::string yaml = "job:\n";
+  for (int i = 0; i < 80; ++i) yaml += "  k" + std::to_string(i) + ": 1\n";
+  JobSpec spec;
+  std::string msg = ParseJobSpec(yaml, "t.yaml", {}, &spec).message();
+  EXPECT_EQ(std::count(msg.begin(), msg.end(), '\n'), 50);
+  EXPECT_NE(msg.find("\n... and 30 more errors"), std::string::npos);
 }
 
 TEST(JobSpecTest, SetErrorsNameTheOverride) {

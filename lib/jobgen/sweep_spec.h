@@ -2,8 +2,8 @@
 //
 // The `sweep:` section of a gen-sbatch config: its kinds (grid, zip, range,
 // points, random; see jobgen/sweep.h for what each expands to) and options
-// (parallel, pass_as, arg_format, max_array_size, run_dir, workdir). The kinds are
-// one table in sweep_spec.cc: the parser, the "did you mean" and the lists
+// (parallel, pass_as, arg_format, max_array_size, run_dir, workdir). The kinds
+// are one table in sweep_spec.cc: the parser, the "did you mean" and the lists
 // in messages all come from it, so a new kind is one entry there.
 
 #ifndef DIST_TRAIN_LIB_JOBGEN_SWEEP_SPEC_H_

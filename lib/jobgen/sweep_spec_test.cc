@@ -75,7 +75,7 @@ TEST(SweepSpecTest, MessagesListTheKindsFromTheTable) {
   EXPECT_EQ(Error("{gird: {a: [1]}}"),
             "t.yaml:1:2: sweep: unknown key 'gird' (did you mean 'grid'?); "
             "valid keys: grid, zip, range, points, random, parallel, pass_as, "
-            "arg_format, max_array_size or run_dir");
+            "arg_format, max_array_size, run_dir or workdir");
   EXPECT_EQ(Error("{range: 3}"),
             "t.yaml:1:9: sweep.range: expected a non-empty mapping of name: "
             "{start, stop, step}, got '3'");

@@ -296,6 +296,29 @@ KeyHandler StringListKey(const YamlSource& src, std::vector<std::string>* out) {
   };
 }
 
+namespace {
+
+// Every key's error, one per line (so a file is fixed in one round), at
+// most kMaxErrors lines; one error keeps its own code.
+Status Combined(const std::vector<Status>& errors) {
+  constexpr size_t kMaxErrors = 50;
+  if (errors.empty()) return Status::OK();
+  if (errors.size() == 1) return errors[0];
+  std::string all;
+  size_t lines = 0;
+  for (const Status& e : errors) {
+    for (std::string_view line : Split(e.message(), '\n')) {
+      if (++lines > kMaxErrors) continue;
+      all += (all.empty() ? "" : "\n") + std::string(line);
+    }
+  }
+  if (lines > kMaxErrors)
+    all += "\n... and " + std::to_string(lines - kMaxErrors) + " more errors";
+  return Status::InvalidArgument(all);
+}
+
+}  // namespace
+
 Status WalkMap(const YamlSource& src, const YAML::Node& map,
                const std::string& section, const KeyTable& table) {
   if (!map || map.IsNull()) return Status::OK();
@@ -304,6 +327,7 @@ Status WalkMap(const YamlSource& src, const YAML::Node& map,
                      "expected a mapping, got " + DescribeNode(map));
   }
   DT_RETURN_IF_ERROR(NoDuplicateKeys(src, map, section));
+  std::vector<Status> errors;
   for (auto it = map.begin(); it != map.end(); ++it) {
     std::string key = KeyName(it->first);
     std::string path = section.empty() ? key : section + "." + key;
@@ -314,13 +338,15 @@ Status WalkMap(const YamlSource& src, const YAML::Node& map,
       std::string near = NearestWord(key, Keys(table));
       if (!near.empty()) msg += " (did you mean '" + near + "'?)";
       msg += "; valid keys: " + JoinAlternatives(Keys(table));
-      return Status::InvalidArgument(
+      errors.push_back(Status::InvalidArgument(
           Where(src, it->first, path) + ": " +
-          (section.empty() ? std::string("top level") : section) + ": " + msg);
+          (section.empty() ? std::string("top level") : section) + ": " + msg));
+      continue;
     }
-    DT_RETURN_IF_ERROR(h->second(it->second, path));
+    Status s = h->second(it->second, path);
+    if (!s.ok()) errors.push_back(s);
   }
-  return Status::OK();
+  return Combined(errors);
 }
 
 Status LoadYamlFile(const std::string& path, YAML::Node* out) {

@@ -77,7 +77,8 @@ KeyHandler StringListKey(const YamlSource& src, std::vector<std::string>* out);
 // Calls each key's handler in document order. A missing or null `map` is
 // fine (nothing set); a non-mapping, a repeated key or a key not in `table`
 // is an error, the last with "did you mean" and the list of valid keys.
-// `section` is "" at the top level.
+// Every key is walked: the errors of all keys (and of nested walks) come
+// back together, one per line, at most 50. `section` is "" at the top level.
 Status WalkMap(const YamlSource& src, const YAML::Node& map,
                const std::string& section, const KeyTable& table);
 
