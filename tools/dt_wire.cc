@@ -37,6 +37,7 @@
 #include "contract/step_facts.h"
 #include "contract/token.h"
 #include "jobgen/shell_quote.h"
+#include "launcher/hostfile.h"
 #include "launcher/task_inputs.h"
 #include "relay/signal_relay.h"
 
@@ -51,6 +52,7 @@ constexpr char kFactsVar[] = "DT_WIRE_FACTS";
 
 struct Args {
   bool job_env = false;
+  bool hostfile = false;
   std::string options;  // --dist-train words
   std::string config;   // plugstack.conf arguments, blank-separated
   std::vector<std::string> command;
@@ -320,6 +322,20 @@ Status Wire(const Args& a, Wiring* w) {
   return Status::OK();
 }
 
+// --hostfile: DeepSpeed's hostfile for the job, slots from the nproc word.
+int PrintHostfile(const Args& a) {
+  JobOptions opts;
+  Status s = ParseJobOptions(a.options.c_str(), &opts);
+  std::string text;
+  if (s.ok()) s = DeepSpeedHostfile(ProcessEnv(), opts.nproc, &text);
+  if (!s.ok()) {
+    fprintf(stderr, "dt-wire: %s\n", s.message().c_str());
+    return 1;
+  }
+  fputs(text.c_str(), stdout);
+  return 0;
+}
+
 std::string FromEnv(const char* name) {
   const char* v = getenv(name);
   return v ? v : "";
@@ -348,6 +364,9 @@ int main(int argc, char** argv) {
   app.add_flag("--job-env", a.job_env,
                "print the job's exports (DT_JOB_TOKEN, and the words of "
                "--dist-train/--config for every task) for eval");
+  app.add_flag("--hostfile", a.hostfile,
+               "print DeepSpeed's hostfile for the job (\"host slots=N\", "
+               "node order; N: nproc=, else GPUs, else tasks per node)");
   app.add_option("--dist-train", a.options,
                  "the --dist-train words (" + JobWordSyntax() +
                      "); default: $DT_WIRE_OPTIONS");
@@ -361,6 +380,7 @@ int main(int argc, char** argv) {
     return Usage(app, e);
   }
   if (a.job_env) return PrintJobEnv(a);
+  if (a.hostfile) return PrintHostfile(a);
   if (a.command.empty()) {
     fprintf(stderr, "dt-wire: no program: srun dt-wire -- PROGRAM ARGS...\n");
     return 2;

@@ -123,8 +123,10 @@ bool CountHosts(std::string_view nodelist, uint64_t* count) {
   return !in_group;
 }
 
-Status FirstHost(std::string_view nodelist, const char* what,
-                 std::string* first, int* count) {
+namespace {
+
+// The checks both share, then libslurm's list.
+Status OpenList(std::string_view nodelist, const char* what, HostlistPtr* hl) {
   uint64_t expected = 0;
   if (nodelist.empty() || !CountHosts(nodelist, &expected)) {
     return Malformed(nodelist, what);
@@ -135,8 +137,17 @@ Status FirstHost(std::string_view nodelist, const char* what,
         std::to_string(kMaxHosts) + " hosts (the cap)");
   }
   std::string copy(nodelist);
-  HostlistPtr hl(slurm_hostlist_create(copy.c_str()));
-  if (!hl) return Malformed(nodelist, what);
+  hl->reset(slurm_hostlist_create(copy.c_str()));
+  if (!*hl) return Malformed(nodelist, what);
+  return Status::OK();
+}
+
+}  // namespace
+
+Status FirstHost(std::string_view nodelist, const char* what,
+                 std::string* first, int* count) {
+  HostlistPtr hl;
+  DT_RETURN_IF_ERROR(OpenList(nodelist, what, &hl));
   int n = slurm_hostlist_count(hl.get());
   char* host = slurm_hostlist_shift(hl.get());
   if (n <= 0 || host == nullptr || *host == '\0') {
@@ -146,6 +157,22 @@ Status FirstHost(std::string_view nodelist, const char* what,
   *first = host;
   *count = n;
   free(host);
+  return Status::OK();
+}
+
+Status ExpandHosts(std::string_view nodelist, const char* what,
+                   std::vector<std::string>* hosts) {
+  HostlistPtr hl;
+  DT_RETURN_IF_ERROR(OpenList(nodelist, what, &hl));
+  std::vector<std::string> out;
+  while (char* host = slurm_hostlist_shift(hl.get())) {
+    bool empty = *host == '\0';
+    if (!empty) out.emplace_back(host);
+    free(host);
+    if (empty) return Malformed(nodelist, what);
+  }
+  if (out.empty()) return Malformed(nodelist, what);
+  *hosts = std::move(out);
   return Status::OK();
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dist_train/status.h"
 
@@ -33,6 +34,10 @@ bool CountHosts(std::string_view nodelist, uint64_t* count);
 // kMaxHosts are refused: "WHAT='LIST' names more than 65536 hosts (the cap)".
 Status FirstHost(std::string_view nodelist, const char* what,
                  std::string* first, int* count);
+
+// Every host of `nodelist`, in order (same checks and cap as FirstHost).
+Status ExpandHosts(std::string_view nodelist, const char* what,
+                   std::vector<std::string>* hosts);
 
 }  // namespace dist_train
 

@@ -98,3 +98,17 @@ EOS
   [[ $out == *"no-program rc=2"* ]]
   [ ! -e "$OUT/ran.batch" ] && [ ! -e "$OUT/ran.words" ]
 }
+
+@test "dt-wire --hostfile: DeepSpeed's hostfile of the job, node order, slots from tasks or nproc" {
+  write_script job.sh <<EOS
+#!/bin/bash
+$WIRE --hostfile > hostfile.tasks
+$WIRE --hostfile --dist-train=mode=node,nproc=3 > hostfile.nproc
+scontrol show hostnames "\$SLURM_JOB_NODELIST" > hosts
+EOS
+  run_job --dist-train=off -N2 --ntasks-per-node=2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  [ "$(cat "$OUT/hostfile.tasks")" = "$(sed 's/$/ slots=2/' "$OUT/hosts")" ]
+  [ "$(cat "$OUT/hostfile.nproc")" = "$(sed 's/$/ slots=3/' "$OUT/hosts")" ]
+  [ "$(wc -l <"$OUT/hosts")" -eq 2 ]
+}
