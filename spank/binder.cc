@@ -16,6 +16,7 @@
 
 #include "base/slurm_ids.h"
 #include "binding/binding_env.h"
+#include "binding/plan_report.h"
 #include "binding/topology.h"
 #include "spank_env.h"
 
@@ -151,15 +152,8 @@ void PrepareBinding(SpankHost& host, PluginState* st) {
   BindParts parts = EffectiveBind(st->config, st->options);
   if (!parts.cpu && !parts.gpu && !parts.nic) return;
   Status s = Plan(host, st);
-  if (!s.ok()) {
-    st->bind_note = "dist-train: warning: no topology binding: " + s.message();
-    return;
-  }
-  st->bound = true;
-  for (const std::string& w : st->plan.warnings) {
-    st->bind_note += (st->bind_note.empty() ? "" : "\n") +
-                     std::string("dist-train: binding: ") + w;
-  }
+  st->bind_note = BindingNote(s, st->plan);
+  st->bound = s.ok();
 }
 
 EnvAssignments RankBindingEnv(SpankHost& host, const PluginState& st,

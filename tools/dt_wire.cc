@@ -199,15 +199,9 @@ void Bind(Wiring* w) {
     return;
   }
   Status s = PlanNode(w);
-  if (!s.ok()) {
-    w->bind_note = "dist-train: warning: no topology binding: " + s.message();
-    return;
-  }
-  w->bound = true;
-  for (const std::string& warning : w->plan.warnings) {
-    w->bind_note += (w->bind_note.empty() ? "" : "\n") +
-                    std::string("dist-train: binding: ") + warning;
-  }
+  w->bind_note = BindingNote(s, w->plan);
+  w->bound = s.ok();
+  if (!s.ok()) return;
   const RankPlan* mine = nullptr;
   for (const RankPlan& r : w->plan.ranks)
     if (r.local_rank == w->in.local_task_id) mine = &r;

@@ -92,4 +92,14 @@ std::string NicReason(const NodeModel& model, const BindPlan& plan,
   return out;
 }
 
+std::string BindingNote(const Status& planned, const BindPlan& plan) {
+  if (!planned.ok())
+    return "dist-train: warning: no topology binding: " + planned.message();
+  std::string note;
+  for (const std::string& w : plan.warnings)
+    note +=
+        (note.empty() ? "" : "\n") + std::string("dist-train: binding: ") + w;
+  return note;
+}
+
 }  // namespace dist_train

@@ -39,6 +39,12 @@ std::vector<int> RankGpus(const RankPlan& rank);
 // ids ("10de:2330"); empty for a rank without a GPU.
 std::string GpuModel(const NodeModel& model, const RankPlan& rank);
 
+// What a task's stderr says about its node's plan (the plugin and dt-wire):
+// "dist-train: warning: no topology binding: WHY" when `planned` failed,
+// else one "dist-train: binding: WARNING" line per plan warning; "" when
+// there is nothing to say.
+std::string BindingNote(const Status& planned, const BindPlan& plan);
+
 // Why the rank has its first NIC: the NIC's tier (rdma, fabric, or
 // ethernet when the node has nothing better), how near it is (the first
 // topology object it shares with the rank's first GPU and the PCIe hops

@@ -231,3 +231,20 @@ TEST(GpuModelTest, RealTopologiesNameTheirGpus) {
 
 }  // namespace
 }  // namespace dist_train
+
+namespace dist_train {
+namespace {
+
+TEST(PlanReportTest, BindingNoteSaysWhyOrWarns) {
+  BindPlan plan;
+  EXPECT_EQ(BindingNote(Status::OK(), plan), "");
+  plan.warnings = {"GPU 3 is in no rank's plan", "x"};
+  EXPECT_EQ(BindingNote(Status::OK(), plan),
+            "dist-train: binding: GPU 3 is in no rank's plan\n"
+            "dist-train: binding: x");
+  EXPECT_EQ(BindingNote(Status::NotFound("no hwloc"), plan),
+            "dist-train: warning: no topology binding: no hwloc");
+}
+
+}  // namespace
+}  // namespace dist_train
