@@ -15,12 +15,12 @@ import sys
 PORT_MIN, PORT_MAX, SLOTS_PER_JOB = 20000, 32767, 32  # lib/contract/port.h
 
 # Differ by job, not by wiring: checked below or by Slurm itself (srun's
-# own ports, the ports Slurm reserved for the step).
+# own ports, the ports Slurm reserved for the step, 26.05's SLURM_JOB_SLUID).
 PER_JOB = {"SLURM_JOB_ID", "SLURM_JOBID", "SLURM_TASK_PID", "SLURM_JOB_START_TIME",
            "SLURM_JOB_END_TIME", "DT_JOB_TOKEN", "DT_SIGNAL_RELAY", "MASTER_PORT",
            "PET_MASTER_PORT", "DT_EXPORTED", "DT_JOB_DEADLINE", "SLURM_SUBMIT_DIR",
            "SLURM_SRUN_COMM_PORT", "SLURM_STEP_LAUNCHER_PORT",
-           "SLURM_STEP_RESV_PORTS"}
+           "SLURM_STEP_RESV_PORTS", "SLURM_JOB_SLUID"}  # 26.05: the job's unique id
 # The local cluster's nodes say CPUs=8 and do not confine steps to their
 # cores (TaskPlugin=task/none): dt-wire binds within the CPUs a task may
 # use, the plugin within the step's cores (docs/user-guide.md). Both are
