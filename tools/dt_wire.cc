@@ -259,9 +259,11 @@ void Report(const Wiring& w, const EnvPlan& plan,
 }
 
 // Forks the warning relay like the plugin's task_init; returns in the
-// child (the program to exec) or when no relay is needed or possible.
+// child (the program to exec) or when no relay is needed or possible. In a
+// --dist-train step the plugin's relay (or Slurm, under linuxproc) already
+// delivers warnings to this process: a second relay would deliver each twice.
 void StartRelay(const Wiring& w) {
-  if (!w.config.signal_relay) return;
+  if (!w.config.signal_relay || UnderSignalRelay()) return;
   RelayConfig cfg;
   cfg.proctrack = ResolveProctrack(w.config.proctrack);
   if (cfg.proctrack == Proctrack::kLinuxproc) {
@@ -351,6 +353,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "dt-wire: the dist-train plugin's contract, binding and warning relay "
       "for one srun task, without the plugin"};
+  app.set_version_flag("--version", DT_VERSION);
   app.footer(
       "In the batch script: eval \"$(dt-wire --job-env)\" once, then "
       "srun dt-wire -- PROGRAM ARGS... Exit status: PROGRAM's (dt-wire "

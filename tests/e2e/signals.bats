@@ -116,6 +116,15 @@ EOS
   warn_node_mode_job 4 4 --dist-train=off
 }
 
+@test "dt-wire in a --dist-train step + dt-run: no second relay, every worker gets the warning once" {
+  write_script job.sh <<EOS
+#!/bin/bash
+srun $WIRE --dist-train=mode=node -- $DTRUN --nproc 2 -- python3 warned_worker.py $OUT catch
+echo "srun rc=\$?"
+EOS
+  warn_node_mode_job 4 4
+}
+
 @test "without --dist-train: Slurm's own delivery, no relay" {
   write_script job.sh <<EOS
 #!/bin/bash
