@@ -8,6 +8,8 @@
 #   make check-tsan      runtime and relay tests under ThreadSanitizer (build-tsan/)
 #   make fuzz            each libFuzzer target for FUZZ_SECONDS (build-fuzz/, clang)
 #   make install         honours prefix= (configure or make) and DESTDIR=
+#   make man             manual pages in $(BUILD)/man (help2man, go-md2man)
+#   make deb             Debian packages for this Slurm release (build-deb/)
 #   make format          clang-format every C++ file
 #   make bench           topology load / plan benchmarks with ratios
 #   make bench-python    from Python: dist_train.Communicator vs Gloo all-reduce
@@ -259,9 +261,48 @@ PY_PACKAGE_DIR = $(DESTDIR)$(PYTHON_SITEDIR)/dist_train
 PY_SRCS := $(filter-out %/_install.py,$(wildcard python/dist_train/*.py))
 PLUGSTACK_SNIPPET := $(BUILD)/dist-train.conf
 
-$(PLUGSTACK_SNIPPET): config.mk
+# required: a plugin that does not load fails every srun and sbatch (the
+# packages ship optional: docs/admin-guide.md, "required or optional").
+PLUGSTACK_MODE ?= required
+$(PLUGSTACK_SNIPPET): config.mk FORCE
 	@mkdir -p $(dir $@)
-	echo "required $(SLURM_PLUGINDIR)/spank_dist_train.so" > $@
+	echo "$(PLUGSTACK_MODE) $(SLURM_PLUGINDIR)/spank_dist_train.so" > $@.tmp
+	cmp -s $@.tmp $@ && rm -f $@.tmp || mv -f $@.tmp $@
+
+# ---- manual pages --------------------------------------------------------
+# One source each, so they cannot drift: a tool's --help (help2man runs it
+# as PATH finds it, so the usage line names it plainly), and for the plugin
+# the admin guide's plugstack.conf section (scripts/plugin-man).
+# Without help2man or go-md2man (scripts/install-deps installs both) there
+# are no pages, and make install says so.
+MAN_TOOLS := $(notdir $(TOOLS)) dt-check-install
+MAN_ALL := $(MAN_TOOLS:%=$(BUILD)/man/%.1) $(BUILD)/man/spank-dist-train.8
+HAVE_MAN_TOOLS := $(and $(shell command -v help2man),$(shell command -v go-md2man))
+MAN_PAGES := $(if $(HAVE_MAN_TOOLS),$(MAN_ALL))
+man: $(MAN_PAGES)
+ifeq ($(HAVE_MAN_TOOLS),)
+	@echo "make man: help2man and go-md2man are needed for the manual pages (scripts/install-deps); none made"
+endif
+$(BUILD)/man/%.1: $(BUILD)/tools/% | $(BUILD)/tools/dt-check-install
+	@mkdir -p $(dir $@)
+	PATH=$(abspath $(BUILD)/tools):$$PATH help2man --no-info --no-discard-stderr \
+	    --version-string=$(PACKAGE_VERSION) --name="$$(PATH=$(abspath $(BUILD)/tools):$$PATH $* --help | \
+	    head -1 | sed 's/^$*: //; s/\.$$//')" -o $@.tmp $*
+	mv -f $@.tmp $@
+$(BUILD)/tools/dt-check-install: tools/dt-check-install
+	@mkdir -p $(dir $@)
+	cp -f $< $@
+$(BUILD)/man/spank-dist-train.8: scripts/plugin-man docs/admin-guide.md config.mk
+	@mkdir -p $(dir $@)
+	scripts/plugin-man $(PACKAGE_VERSION) $(SLURM_PLUGINDIR) $(SLURM_SYSCONFDIR) > $@.tmp
+	mv -f $@.tmp $@
+
+# ---- Debian packages -----------------------------------------------------
+# Built by dpkg-buildpackage from a copy of the tracked tree, against the
+# Slurm release of this machine (or of a scripts/slurm-root root), into
+# build-deb/<release>/ (scripts/make-deb).
+deb:
+	scripts/make-deb
 
 # Generated here (not by configure) so that `make install prefix=...` is
 # honoured too.
@@ -272,10 +313,12 @@ $(BUILD)/dist-train.pc: dist-train.pc.in config.mk FORCE
 	    -e 's|@SLURM_LIBS@|$(SLURM_LIBS)|; s|@OPENSSL_LIBS@|$(OPENSSL_LIBS)|' \
 	    -e 's|@HWLOC_LIBS@|$(HWLOC_LIBS)|; s|@YAMLCPP_LIBS@|$(YAMLCPP_LIBS)|' $< > $@
 
-install: all $(PLUGSTACK_SNIPPET) $(BUILD)/dist-train.pc
+install: all man $(PLUGSTACK_SNIPPET) $(BUILD)/dist-train.pc
 	$(INSTALL) -d $(DESTDIR)$(SLURM_PLUGINDIR) $(DESTDIR)$(libdir)/pkgconfig \
 	    $(DESTDIR)$(includedir)/dist_train $(DESTDIR)$(SLURM_SYSCONFDIR)/plugstack.conf.d \
-	    $(DESTDIR)$(bindir) $(DESTDIR)$(docdir)
+	    $(DESTDIR)$(bindir) $(DESTDIR)$(docdir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(mandir)/man8
+	$(if $(MAN_PAGES),$(INSTALL) -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man1/)
+	$(if $(MAN_PAGES),$(INSTALL) -m 0644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(mandir)/man8/)
 	$(INSTALL) -m 0755 $(PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so.new
 	mv -f $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so.new $(DESTDIR)$(SLURM_PLUGINDIR)/spank_dist_train.so
 	$(INSTALL) -m 0644 $(PLUGSTACK_SNIPPET) $(DESTDIR)$(SLURM_SYSCONFDIR)/plugstack.conf.d/dist-train.conf
@@ -303,6 +346,7 @@ uninstall:
 	rm -f $(DESTDIR)$(libdir)/libdist-train.a $(DESTDIR)$(libdir)/$(SONAME) \
 	    $(DESTDIR)$(libdir)/libdist-train.so $(DESTDIR)$(libdir)/pkgconfig/dist-train.pc
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(TOOLS)) dt-check-install)
+	rm -f $(addprefix $(DESTDIR)$(mandir)/,$(patsubst $(BUILD)/man/%.1,man1/%.1,$(patsubst $(BUILD)/man/%.8,man8/%.8,$(MAN_ALL))))
 	rm -rf $(DESTDIR)$(TEMPLATE_DIR) $(DESTDIR)$(docdir) $(PY_PACKAGE_DIR)
 	-rmdir $(DESTDIR)$(datarootdir)/dist-train
 
@@ -318,13 +362,13 @@ check-format:
 	clang-format --dry-run --Werror $(CXX_SOURCES)
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-deb
 
 distclean: clean
 	rm -rf config.mk config.status config.log configure aclocal.m4 autom4te.cache
 
 FORCE:
-.PHONY: FORCE other-release-plugin bench bench-python deps all check check-python check-sanitize install installcheck uninstall format check-format clean distclean
+.PHONY: FORCE man deb other-release-plugin bench bench-python deps all check check-python check-sanitize install installcheck uninstall format check-format clean distclean
 .PHONY: check-tsan tsan-unit fuzz fuzz-build fuzz-run $(FUZZERS:%=fuzz-run-%)
 
 -include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TOOL_SRCS:%.cc=$(BUILD)/%.d) \

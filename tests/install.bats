@@ -35,6 +35,35 @@ setup() {
   [ -f "$DEST$LIBDIR/libdist-train.so.0" ]
   grep -q '^Libs: -L${libdir} -ldist-train$' "$DEST$LIBDIR/pkgconfig/dist-train.pc"
   [ -f "$DEST$PREFIX/share/doc/dist-train/env-contract.md" ]
+  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-check-install; do
+    [ -s "$DEST$PREFIX/share/man/man1/$t.1" ]
+  done
+  [ -s "$DEST$PREFIX/share/man/man8/spank-dist-train.8" ]
+}
+
+@test "make install PLUGSTACK_MODE=optional writes the packages' plugstack line" {
+  run make -C "$REPO" install DESTDIR="$DEST" PLUGSTACK_MODE=optional
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(cat "$DEST/etc/slurm/plugstack.conf.d/dist-train.conf")" = "optional $PLUGINDIR/spank_dist_train.so" ]
+  run make -C "$REPO" install DESTDIR="$DEST"
+  [ "$(cat "$DEST/etc/slurm/plugstack.conf.d/dist-train.conf")" = "required $PLUGINDIR/spank_dist_train.so" ]
+}
+
+@test "manual pages come from --help: every option a tool's --help names is in its page, which man renders without a warning" {
+  run make -C "$REPO" man
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-check-install; do
+    page="$REPO/$BUILD/man/$t.1"
+    run bash -c "MANWIDTH=80 man --warnings -l '$page' 2>&1 >/dev/null"
+    [ -z "$output" ] || { echo "$t: $output"; false; }
+    text=$(MANWIDTH=200 man -l "$page" 2>/dev/null)
+    [[ $(sed -n 2p <<<"$(grep -A1 '^NAME' <<<"$text")") == *"$t - "* ]]
+    opts=$(PATH="$REPO/$BUILD/tools:$REPO/tools:$PATH" "$t" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+    [ -n "$opts" ]
+    for o in $opts; do
+      grep -qF -- "$o" <<<"$text" || { echo "$t: $o is in --help but not in $t(1)"; false; }
+    done
+  done
 }
 
 @test "make install prefix=... (at make time) reaches the pkg-config file" {

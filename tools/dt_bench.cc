@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   bool first = false;
   CLI::App app{
       "dt-bench: all-reduce (float32, sum) bus bandwidth and rendezvous time"};
+  app.set_version_flag("--version", DT_VERSION);
   app.add_option("-b,--min-bytes", min_bytes, "smallest size (default 4 KiB)");
   app.add_option("-e,--max-bytes", max_bytes, "largest size (default 256 MiB)");
   app.add_option("-n,--iters", iters, "timed iterations per size")

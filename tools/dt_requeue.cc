@@ -13,6 +13,7 @@
 int main(int argc, char** argv) {
   int max = -1;
   CLI::App app{"dt-requeue: requeue this Slurm job without scontrol"};
+  app.set_version_flag("--version", DT_VERSION);
   app.add_option("--max", max,
                  "refuse once SLURM_RESTART_COUNT reached this (default: "
                  "DT_MAX_REQUEUES, else unlimited)")

@@ -323,6 +323,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "dt-run: start N workers on this node with the dist-train contract and "
       "binding"};
+  app.set_version_flag("--version", DT_VERSION);
   app.footer(
       "Exit status: 0 when every worker succeeded; 75 when they stopped for "
       "preemption (each ended 0 or 75, see dist_train::kPreemptedExitCode); "

@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
       "Show the binding plan dist-train applies on this node: each local "
       "rank's GPUs, "
       "nearest NICs, CPU share and NUMA nodes."};
+  app.set_version_flag("--version", DT_VERSION);
   app.add_option("--topology", a.topology,
                  "saved hwloc XML topology (default: this machine)")
       ->check(CLI::ExistingFile);

@@ -354,6 +354,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "gen-sbatch: an sbatch script (or job-array sweep) from one YAML file. "
       "See docs/gen-sbatch.md for every key."};
+  app.set_version_flag("--version", DT_VERSION);
   app.add_option("config", a.config, "the YAML file");
   app.add_option("-o,--output", a.output,
                  "write the script here (sweeps split in parts: FILE.1, ...)");
