@@ -85,6 +85,9 @@ TEMPLATE_DIR = $(datarootdir)/dist-train/templates
 
 all: $(LIB_A) $(LIB_SO) $(PLUGIN) $(TOOLS) $(EXAMPLES)
 
+# Only the SPANK plugin (local-cluster compose --slurm builds it per release).
+plugin: $(PLUGIN)
+
 $(BUILD)/%.o: %.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
@@ -368,7 +371,7 @@ distclean: clean
 	rm -rf config.mk config.status config.log configure aclocal.m4 autom4te.cache
 
 FORCE:
-.PHONY: FORCE man deb other-release-plugin bench bench-python deps all check check-python check-sanitize install installcheck uninstall format check-format clean distclean
+.PHONY: FORCE plugin man deb other-release-plugin bench bench-python deps all check check-python check-sanitize install installcheck uninstall format check-format clean distclean
 .PHONY: check-tsan tsan-unit fuzz fuzz-build fuzz-run $(FUZZERS:%=fuzz-run-%)
 
 -include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TOOL_SRCS:%.cc=$(BUILD)/%.d) \
