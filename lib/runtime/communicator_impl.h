@@ -94,11 +94,14 @@ class CommunicatorImpl {
 
   // ---- shared memory (shm_collectives.cc) ----
   Status ShmBarrier(bool patient = false);
+  bool ShmBarrierDone();
   // Chunk by chunk through shared memory: every local rank's `src` (count
   // elements) reduced; elements [out_lo, out_hi) of the result go to `out`
   // (out[0] is element out_lo; `out` may be `src`).
   Status ShmReduce(const char* src, size_t count, DataType type, ReduceOp op,
                    char* out, size_t out_lo, size_t out_hi);
+  Status ShmReduceSmall(const char* src, size_t count, DataType type,
+                        ReduceOp op, char* out, size_t out_lo, size_t out_hi);
   // Local rank `from`'s buf to every local rank. `patient`: the first wait
   // has no deadline of its own (the leader may spend long on the network;
   // its own deadline and the control connections end it on failures).
@@ -126,6 +129,9 @@ class CommunicatorImpl {
   std::string failure;  // set once: every later call fails with it
   ShmSegment shm;       // this machine's ranks, when there are several
   uint64_t shm_epoch = 0;
+  // More ranks on this machine than it has CPUs: barrier waiters yield to
+  // each other instead of spinning long.
+  bool shm_oversubscribed = false;
   std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer
   std::vector<char> scratch;          // see Scratch()
 };

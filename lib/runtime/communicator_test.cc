@@ -223,6 +223,46 @@ TEST(CommunicatorTest, SixteenRanksAllReduceALargeBuffer) {
   EXPECT_EQ(RunRanks(n, Base(n, FreePort()), fn), std::vector<int>(n, 0));
 }
 
+// All-reduces up to 16 KiB take shared memory's one-barrier path, larger
+// ones the chunked path: both reduce in rank order, so a sum whose rounding
+// depends on the order has the same bits either way, on every rank; a rank
+// that arrives late (asleep on the barrier's futex) changes nothing.
+TEST(CommunicatorTest, SmallAndChunkedPathsGiveTheSameBitsOnEveryRank) {
+  const int n = 3;
+  auto fn = [](const Options& o) {
+    std::unique_ptr<Communicator> c;
+    Status s = Communicator::Create(o, &c);
+    CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+    const int r = c->rank();
+    // (big + -big) + small == small, but (small + -big) + big == 0.
+    auto value = [](int rank, size_t i) {
+      float big = 1e8f * static_cast<float>(1 + i % 3);
+      return rank == 0   ? big
+             : rank == 1 ? -big
+                         : 0.5f * static_cast<float>(1 + i % 7);
+    };
+    std::vector<std::vector<float>> results;
+    for (size_t count : {size_t{4096}, size_t{4097}, size_t{300000}}) {
+      if (r == 2) usleep(30 * 1000);  // the others sleep on the futex
+      std::vector<float> v(count);
+      for (size_t i = 0; i < count; ++i) v[i] = value(r, i);
+      CHILD_CHECK(c->AllReduce(v.data(), v.data(), count, DataType::kFloat32,
+                               ReduceOp::kSum)
+                      .ok(),
+                  "allreduce %zu", count);
+      for (size_t i = 0; i < count; ++i) {
+        float want = value(0, i);  // rank order: ((0 + 1) + 2)
+        want += value(1, i);
+        want += value(2, i);
+        CHILD_CHECK(std::memcmp(&v[i], &want, sizeof(float)) == 0,
+                    "count %zu [%zu]: %.9g != %.9g", count, i, v[i], want);
+      }
+    }
+    return 0;
+  };
+  EXPECT_EQ(RunRanks(n, Base(n, FreePort()), fn), std::vector<int>(n, 0));
+}
+
 // Waits (up to 10 s) until something accepts connections on port: rank 0's
 // server, started by a forked job (a fixed sleep flakes on a loaded machine).
 void WaitUntilListening(int port) {

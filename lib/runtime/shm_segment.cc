@@ -108,6 +108,7 @@ std::atomic<uint64_t>* ShmSegment::counter(int rank) const {
 std::atomic<uint32_t>* ShmSegment::wake() const {
   return reinterpret_cast<std::atomic<uint32_t>*>(base_ + kLine * ranks_);
 }
+std::atomic<uint32_t>* ShmSegment::sleepers() const { return wake() + 1; }
 char* ShmSegment::slot(int set, int rank) const {
   return base_ + kLine * (ranks_ + 1) + chunk_ * ((ranks_ + 1) * set + rank);
 }

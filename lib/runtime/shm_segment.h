@@ -4,7 +4,8 @@
 // under a random name (mode 0600), the others open it, and rank 0 unlinks
 // the name as soon as everyone has it mapped, so nothing is left behind even
 // after kill -9. Layout: one cache line per rank for its barrier counter,
-// one for the wake-up word (a futex the last rank at a barrier bumps), then
+// one for the wake-up word (a futex the last rank at a barrier bumps) and
+// the count of its sleepers, then
 // two sets of (one slot per rank + one result area), `chunk` bytes each.
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
@@ -43,6 +44,9 @@ class ShmSegment {
 
   std::atomic<uint64_t>* counter(int rank) const;
   std::atomic<uint32_t>* wake() const;
+  // How many ranks sleep on wake() (same cache line): the last rank at a
+  // barrier makes the wake-up syscall only when someone sleeps.
+  std::atomic<uint32_t>* sleepers() const;
   // Two sets of slots and result areas, used by alternate chunks.
   char* slot(int set, int rank) const;
   char* result(int set) const;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# dist-train's all-reduce against Open MPI's on this machine, same run:
+# float32 sum from 4 B to 64 MiB, both timed alike (a barrier before each
+# call, the mean over the timed calls, the slowest rank's), repetitions
+# interleaved, medians compared. Needs a built tree (make); installs
+# Debian's openmpi-bin/libopenmpi-dev when missing (as root).
+#   bench/runtime_vs_mpi.sh [RANKS=2] [REPS=3] [HOG=0]
+# HOG=1 runs a busy loop per core beside the ranks (Open MPI then gets
+# mpi_yield_when_idle=1, the fair setting when ranks share cores).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+ranks=${1:-2} reps=${2:-3} hog=${3:-0}
+run="$repo/build/tools/dt-run" bench="$repo/build/tools/dt-bench"
+[[ -x $bench ]] || { echo "build first: make" >&2; exit 1; }
+if ! command -v mpicc >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openmpi-bin libopenmpi-dev >/dev/null
+fi
+tmp=$(mktemp -d)
+hogs=()
+cleanup() {
+  ((${#hogs[@]} == 0)) || kill "${hogs[@]}" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+mpicc -O2 -o "$tmp/mpi_allreduce" "$repo/bench/mpi_allreduce.c"
+mpi_args=(--allow-run-as-root --oversubscribe -np "$ranks")
+if [[ $hog == 1 ]]; then
+  mpi_args+=(--mca mpi_yield_when_idle 1)
+  for _ in $(seq "$(nproc)"); do
+    (while :; do :; done) &
+    hogs+=($!)
+  done
+fi
+# Small sizes need many calls for a stable mean, large ones few.
+sweep() { # sweep MIN MAX ITERS WARMUP -> "size time busbw wrong" lines, both tools
+  local rep=$1
+  shift
+  "$run" --standalone --nproc "$ranks" -- "$bench" -b "$1" -e "$2" -n "$3" -w "$4" 2>/dev/null |
+    awk -v r="$rep" '/^\[0\] +[0-9]/ {print "dt", r, $2, $3, $5, $6}' >>"$tmp/results"
+  mpirun "${mpi_args[@]}" "$tmp/mpi_allreduce" "$1" "$2" "$3" "$4" 2>/dev/null |
+    awk -v r="$rep" '/^ +[0-9]/ {print "mpi", r, $1, $2, $4, $5}' >>"$tmp/results"
+}
+# Fewer calls beside a hog: a call then costs up to a scheduler time slice.
+small=2000 mid=50
+[[ $hog != 1 ]] || small=100 mid=10
+for rep in $(seq "$reps"); do
+  sweep "$rep" 4 65536 "$small" $((small / 10))
+  sweep "$rep" 131072 4194304 "$mid" $((mid / 10))
+  sweep "$rep" 8388608 67108864 5 1
+done
+python3 - "$tmp/results" "$ranks" "$reps" "$hog" <<'EOF'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+ranks, reps, hog = sys.argv[2], sys.argv[3], sys.argv[4] == "1"
+data, wrong = {}, 0
+for tool, _, size, t, busbw, bad in rows:
+    data.setdefault((tool, int(size)), []).append((float(t), float(busbw)))
+    wrong += int(bad)
+print(f"# all-reduce float32 sum, {ranks} ranks on one machine, medians of {reps} interleaved runs"
+      + (", a busy loop per core beside them" if hog else ""))
+print(f"# {'size(B)':>10} {'dt us':>9} {'mpi us':>9} {'lat ratio':>9} {'dt GB/s':>8} {'mpi GB/s':>8} {'bw ratio':>8}")
+for size in sorted({s for _, s in data}):
+    d, m = data.get(("dt", size)), data.get(("mpi", size))
+    if not d or not m:
+        continue
+    dt_t, mpi_t = statistics.median(x[0] for x in d), statistics.median(x[0] for x in m)
+    dt_b, mpi_b = statistics.median(x[1] for x in d), statistics.median(x[1] for x in m)
+    print(f"  {size:>10} {dt_t:9.2f} {mpi_t:9.2f} {mpi_t / dt_t:8.2f}x {dt_b:8.3f} {mpi_b:8.3f} {dt_b / mpi_b if mpi_b else 0:7.2f}x")
+print(f"# wrong elements (both tools, every size): {wrong}")
+print("# lat ratio = MPI time / dist-train time, bw ratio = dist-train / MPI busbw: > 1 means dist-train is faster")
+EOF
