@@ -263,6 +263,7 @@ Status CommunicatorImpl::ShmReduce(const char* src, size_t count, DataType type,
                                    ReduceOp op, char* out, size_t out_lo,
                                    size_t out_hi) {
   const size_t elem_size = DataTypeSize(type);
+  if (count == 0) return Status::OK();  // every local rank: nothing to wait for
   if (count * elem_size <= std::min(kShmSmallBytes, shm.chunk()))
     return ShmReduceSmall(src, count, type, op, out, out_lo, out_hi);
   const size_t per_chunk = shm.chunk() / elem_size;
