@@ -3,7 +3,8 @@
 # float32 sum from 4 B to 64 MiB, both timed alike (a barrier before each
 # call, the mean over the timed calls, the slowest rank's), repetitions
 # interleaved, medians compared. Needs a built tree (make); installs
-# Debian's openmpi-bin/libopenmpi-dev when missing (as root).
+# Debian's openmpi-bin/libopenmpi-dev when missing (as root; they pull in
+# libhwloc-plugins, whose libxml2 reader hwloc then prefers for XML files).
 #   bench/runtime_vs_mpi.sh [RANKS=2] [REPS=3] [HOG=0]
 # HOG=1 runs a busy loop per core beside the ranks (Open MPI then gets
 # mpi_yield_when_idle=1, the fair setting when ranks share cores).
