@@ -241,7 +241,6 @@ TEST(CommunicatorTest, SmallAndChunkedPathsGiveTheSameBitsOnEveryRank) {
              : rank == 1 ? -big
                          : 0.5f * static_cast<float>(1 + i % 7);
     };
-    std::vector<std::vector<float>> results;
     for (size_t count : {size_t{4096}, size_t{4097}, size_t{300000}}) {
       if (r == 2) usleep(30 * 1000);  // the others sleep on the futex
       std::vector<float> v(count);

@@ -161,7 +161,7 @@ Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
 // Waits until every rank reached the next barrier epoch; checks the
 // control connections meanwhile so a dead rank is noticed (and named) as
 // fast as on the TCP path. Each rank bumps its own counter and waits until
-// all counters reach the epoch: first spinning (a few microseconds, no
+// all counters reach the epoch: first spinning (up to kBarrierSpinTime, no
 // syscall, no write to a shared line: the common case when every rank has
 // its own core), then sleeping on the wake word, which leaves shared cores
 // to the ranks still working. A sleeper counts
