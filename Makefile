@@ -166,6 +166,9 @@ $(TEST_OBJS): ALL_CXXFLAGS += $(GTEST_CFLAGS) -DDT_SOURCE_DIR='"$(CURDIR)"'
 $(BUILD)/lib/base/slurm_compat_test.o $(BUILD)/spank/plugin.o: ALL_CXXFLAGS += -DDT_SLURM_VERSION='"$(SLURM_VERSION)"'
 $(BUILD)/lib/base/slurm_compat_test.o $(BUILD)/spank/plugin.o: config.mk
 
+# check-build: what check runs, built only (scripts/run-tests builds it at
+# low priority beside the cluster tests, then runs it at normal priority).
+check-build: $(UNIT)
 check: $(UNIT)
 	scripts/check-layering lib
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
@@ -371,7 +374,7 @@ distclean: clean
 	rm -rf config.mk config.status config.log configure aclocal.m4 autom4te.cache
 
 FORCE:
-.PHONY: FORCE plugin man deb other-release-plugin bench bench-python deps all check check-python check-sanitize install installcheck uninstall format check-format clean distclean
+.PHONY: FORCE plugin man deb other-release-plugin bench bench-python deps all check check-build check-python check-sanitize install installcheck uninstall format check-format clean distclean
 .PHONY: check-tsan tsan-unit fuzz fuzz-build fuzz-run $(FUZZERS:%=fuzz-run-%)
 
 -include $(LIB_OBJS:.o=.d) $(SPANK_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TOOL_SRCS:%.cc=$(BUILD)/%.d) \
