@@ -102,6 +102,8 @@ class CommunicatorImpl {
                    char* out, size_t out_lo, size_t out_hi);
   Status ShmReduceSmall(const char* src, size_t count, DataType type,
                         ReduceOp op, char* out, size_t out_lo, size_t out_hi);
+  void ShmReduceShare(int set, const char* mine, size_t lo, size_t hi,
+                      DataType type, ReduceOp op);
   // Local rank `from`'s buf to every local rank. `patient`: the first wait
   // has no deadline of its own (the leader may spend long on the network;
   // its own deadline and the control connections end it on failures).

@@ -172,6 +172,56 @@ TEST(CommunicatorTest, EveryCollectiveOverTheTcpRingToo) {
   EXPECT_EQ(RunRanks(3, Base(3, FreePort()), tcp), std::vector<int>(3, 0));
 }
 
+// Vectors of several shared-memory chunks, every type and op: each rank
+// reduces its share of a chunk reading its own part from its source (not
+// its slot), so all-reduce (in place) and reduce-scatter (source and
+// result apart, one slice wanted) must both come out right; 600001
+// elements cross chunk and share boundaries off the element grid.
+int ChunkedCollectives(const Options& o) {
+  std::unique_ptr<Communicator> c;
+  Status s = Communicator::Create(o, &c);
+  CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+  const int n = c->size(), r = c->rank();
+  const size_t count = 600001;
+  for (DataType t : kTypes) {
+    const size_t es = DataTypeSize(t);
+    for (ReduceOp op : kOps) {
+      std::vector<char> buf(count * es);
+      for (size_t i = 0; i < count; ++i) Store(t, buf.data(), i, Value(r, i));
+      s = c->AllReduce(buf.data(), buf.data(), count, t, op);
+      CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+      for (size_t i = 0; i < count; ++i) {
+        double want = Expected(n, i, op, t), got = Load(t, buf.data(), i);
+        CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
+                    "allreduce type %d op %d [%zu]: %g != %g",
+                    static_cast<int>(t), static_cast<int>(op), i, got, want);
+      }
+      const size_t piece = count / 3;
+      std::vector<char> in(n * piece * es), out(piece * es);
+      for (size_t i = 0; i < n * piece; ++i)
+        Store(t, in.data(), i, Value(r, i));
+      s = c->ReduceScatter(in.data(), out.data(), piece, t, op);
+      CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+      for (size_t i = 0; i < piece; ++i) {
+        double want = Expected(n, r * piece + i, op, t),
+               got = Load(t, out.data(), i);
+        CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
+                    "reducescatter type %d op %d [%zu]: %g != %g",
+                    static_cast<int>(t), static_cast<int>(op), i, got, want);
+      }
+    }
+  }
+  return 0;
+}
+
+TEST(CommunicatorTest, ChunkedSharedMemoryPathEveryTypeAndOp) {
+  for (int n : {2, 3}) {
+    std::vector<int> codes =
+        RunRanks(n, Base(n, FreePort()), ChunkedCollectives);
+    EXPECT_EQ(codes, std::vector<int>(n, 0)) << n << " ranks";
+  }
+}
+
 // Three "machines" on loopback (127.0.0.1, .2, .3: ranks leave from their
 // machine's address): shared memory inside each, a ring among the leaders.
 TEST(CommunicatorTest, HierarchicalAcrossMachines) {

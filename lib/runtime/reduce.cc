@@ -27,26 +27,61 @@ void Loop(T* __restrict a, const T* __restrict b, size_t count, F f) {
   for (size_t i = 0; i < count; ++i) a[i] = f(a[i], b[i]);
 }
 
+template <typename T, typename F>
+void Loop(T* __restrict out, const T* __restrict a, const T* __restrict b,
+          size_t count, F f) {
+  for (size_t i = 0; i < count; ++i) out[i] = f(a[i], b[i]);
+}
+
+// out = op(a, b), or out = op(out, b) when `a` is null.
+template <typename T, typename F>
+void Either(void* out, const void* a, const void* b, size_t count, F f) {
+  T* o = static_cast<T*>(out);
+  const T* y = static_cast<const T*>(b);
+  if (a == nullptr) return Loop(o, y, count, f);
+  Loop(o, static_cast<const T*>(a), y, count, f);
+}
+
 template <typename T>
-void Typed(void* acc, const void* in, size_t count, ReduceOp op) {
-  T* a = static_cast<T*>(acc);
-  const T* b = static_cast<const T*>(in);
+void Typed(void* out, const void* a, const void* b, size_t count, ReduceOp op) {
   switch (op) {
     case ReduceOp::kMin:
-      return Loop(a, b, count, [](T x, T y) { return y < x ? y : x; });
+      return Either<T>(out, a, b, count,
+                       [](T x, T y) { return y < x ? y : x; });
     case ReduceOp::kMax:
-      return Loop(a, b, count, [](T x, T y) { return x < y ? y : x; });
+      return Either<T>(out, a, b, count,
+                       [](T x, T y) { return x < y ? y : x; });
     default:
-      return Loop(a, b, count, [](T x, T y) { return x + y; });
+      return Either<T>(out, a, b, count, [](T x, T y) { return x + y; });
   }
 }
 
 template <float (*ToF)(uint16_t), uint16_t (*FromF)(float)>
-void Packed(void* acc, const void* in, size_t count, ReduceOp op) {
-  uint16_t* a = static_cast<uint16_t*>(acc);
-  const uint16_t* b = static_cast<const uint16_t*>(in);
+void Packed(void* out, const void* a, const void* b, size_t count,
+            ReduceOp op) {
+  uint16_t* o = static_cast<uint16_t*>(out);
+  const uint16_t* x = static_cast<const uint16_t*>(a ? a : out);
+  const uint16_t* y = static_cast<const uint16_t*>(b);
   for (size_t i = 0; i < count; ++i)
-    a[i] = FromF(Apply(ToF(a[i]), ToF(b[i]), op));
+    o[i] = FromF(Apply(ToF(x[i]), ToF(y[i]), op));
+}
+
+void Reduce(void* out, const void* a, const void* b, size_t count,
+            DataType type, ReduceOp op) {
+  switch (type) {
+    case DataType::kFloat32:
+      return Typed<float>(out, a, b, count, op);
+    case DataType::kFloat64:
+      return Typed<double>(out, a, b, count, op);
+    case DataType::kInt32:
+      return Typed<int32_t>(out, a, b, count, op);
+    case DataType::kInt64:
+      return Typed<int64_t>(out, a, b, count, op);
+    case DataType::kBFloat16:
+      return Packed<Bf16ToFloat, FloatToBf16>(out, a, b, count, op);
+    case DataType::kFloat16:
+      return Packed<HalfToFloat, FloatToHalf>(out, a, b, count, op);
+  }
 }
 
 template <typename T>
@@ -135,20 +170,12 @@ uint16_t FloatToHalf(float f) {
 
 void ReduceInto(void* acc, const void* in, size_t count, DataType type,
                 ReduceOp op) {
-  switch (type) {
-    case DataType::kFloat32:
-      return Typed<float>(acc, in, count, op);
-    case DataType::kFloat64:
-      return Typed<double>(acc, in, count, op);
-    case DataType::kInt32:
-      return Typed<int32_t>(acc, in, count, op);
-    case DataType::kInt64:
-      return Typed<int64_t>(acc, in, count, op);
-    case DataType::kBFloat16:
-      return Packed<Bf16ToFloat, FloatToBf16>(acc, in, count, op);
-    case DataType::kFloat16:
-      return Packed<HalfToFloat, FloatToHalf>(acc, in, count, op);
-  }
+  Reduce(acc, nullptr, in, count, type, op);
+}
+
+void ReduceTo(void* out, const void* a, const void* b, size_t count,
+              DataType type, ReduceOp op) {
+  Reduce(out, a, b, count, type, op);
 }
 
 void DivideBy(void* buf, size_t count, DataType type, int n) {

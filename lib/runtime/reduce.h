@@ -17,6 +17,11 @@ namespace dist_train {
 void ReduceInto(void* acc, const void* in, size_t count, DataType type,
                 ReduceOp op);
 
+// out[i] = op(a[i], b[i]) for i < count: the first two steps of a reduction
+// in one pass. `out` must not overlap `a` or `b`.
+void ReduceTo(void* out, const void* a, const void* b, size_t count,
+              DataType type, ReduceOp op);
+
 // Divides each element by n (the final step of kAvg; integer division for
 // integer types).
 void DivideBy(void* buf, size_t count, DataType type, int n);

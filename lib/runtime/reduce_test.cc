@@ -50,5 +50,35 @@ TEST(ReduceTest, PackedTypesReduceInFloat) {
   EXPECT_EQ(Bf16ToFloat(c[0]), -1.0f);
 }
 
+// ReduceTo(out, a, b) is ReduceInto(a copy of a, b), bit for bit, for
+// every type and op, and keeps the order: a is the left operand (min of
+// +0 and -0 is the left one, as in ReduceInto).
+TEST(ReduceTest, ReduceToIsReduceIntoACopy) {
+  std::vector<float> a = {0.0f, -0.0f, 1.5f, -3.0f, 7.25f},
+                     b = {-0.0f, 0.0f, 2.5f, -4.0f, 1e-3f};
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax}) {
+    std::vector<float> into = a, to(a.size(), 42.0f);
+    ReduceInto(into.data(), b.data(), a.size(), DataType::kFloat32, op);
+    ReduceTo(to.data(), a.data(), b.data(), a.size(), DataType::kFloat32, op);
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(std::signbit(to[i]), std::signbit(into[i])) << i;
+      EXPECT_EQ(to[i], into[i]) << i;
+    }
+  }
+  std::vector<float> to(2);
+  ReduceTo(to.data(), a.data(), b.data(), 2, DataType::kFloat32,
+           ReduceOp::kMin);
+  EXPECT_FALSE(std::signbit(to[0])) << "min(+0, -0) is the left operand";
+  EXPECT_TRUE(std::signbit(to[1])) << "min(-0, +0) is the left operand";
+  std::vector<uint16_t> h = {FloatToHalf(1.5f)}, g = {FloatToHalf(2.25f)},
+                        out = {0};
+  ReduceTo(out.data(), h.data(), g.data(), 1, DataType::kFloat16,
+           ReduceOp::kSum);
+  EXPECT_EQ(HalfToFloat(out[0]), 3.75f);
+  std::vector<int32_t> i = {5, -1}, j = {-7, 3}, k = {0, 0};
+  ReduceTo(k.data(), i.data(), j.data(), 2, DataType::kInt32, ReduceOp::kMax);
+  EXPECT_EQ(k, (std::vector<int32_t>{5, 3}));
+}
+
 }  // namespace
 }  // namespace dist_train

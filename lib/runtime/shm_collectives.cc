@@ -246,19 +246,37 @@ Status CommunicatorImpl::ShmReduceSmall(const char* src, size_t count,
   out_hi = std::min(out_hi, count);
   if (out_hi <= out_lo) return Status::OK();
   const size_t offset = out_lo * elem_size, len = out_hi - out_lo;
-  std::memcpy(out, shm.slot(set, 0) + offset, len * elem_size);
-  for (int r = 1; r < n; ++r)
+  ReduceTo(out, shm.slot(set, 0) + offset, shm.slot(set, 1) + offset, len, type,
+           op);
+  for (int r = 2; r < n; ++r)
     ReduceInto(out, shm.slot(set, r) + offset, len, type, op);
   return Status::OK();
 }
 
-// Chunk by chunk: every rank copies its chunk into its slot, reduces its
-// 1/n of the chunk across all slots into the result area, and copies what
-// it wants of the result out. Alternate chunks use alternate buffer sets,
-// so two barriers per chunk suffice: a set is written again two chunks
-// later (in any collective), after a barrier every rank reaches only once
-// done with it. The same holds for the one-barrier broadcast, gather and
-// small reduce.
+// Rank `local_rank`'s share of a chunk: elements [lo, hi) of every rank's
+// contribution reduced in rank order into the result area. Its own
+// contribution is read from `mine` (its source), the others' from their
+// slots.
+void CommunicatorImpl::ShmReduceShare(int set, const char* mine, size_t lo,
+                                      size_t hi, DataType type, ReduceOp op) {
+  const size_t elem_size = DataTypeSize(type), offset = lo * elem_size;
+  const int n = static_cast<int>(local_ranks.size());
+  auto part = [&](int r) -> const char* {
+    return r == local_rank ? mine + offset : shm.slot(set, r) + offset;
+  };
+  char* result = shm.result(set) + offset;
+  ReduceTo(result, part(0), part(1), hi - lo, type, op);
+  for (int r = 2; r < n; ++r) ReduceInto(result, part(r), hi - lo, type, op);
+}
+
+// Chunk by chunk: every rank copies into its slot the parts of its chunk
+// the others reduce (not its own share, which it reads from `src`),
+// reduces its 1/n of the chunk across all ranks into the result area, and
+// copies what it wants of the result out. Alternate chunks use alternate
+// buffer sets, so two barriers per chunk suffice: a set is written again
+// two chunks later (in any collective), after a barrier every rank reaches
+// only once done with it. The same holds for the one-barrier broadcast,
+// gather and small reduce.
 Status CommunicatorImpl::ShmReduce(const char* src, size_t count, DataType type,
                                    ReduceOp op, char* out, size_t out_lo,
                                    size_t out_hi) {
@@ -271,21 +289,16 @@ Status CommunicatorImpl::ShmReduce(const char* src, size_t count, DataType type,
   for (size_t first = 0; first < count; first += per_chunk) {
     const int set = shm_set;
     shm_set ^= 1;
-    size_t len = std::min(per_chunk, count - first);
-    std::memcpy(shm.slot(set, local_rank), src + first * elem_size,
-                len * elem_size);
+    const size_t len = std::min(per_chunk, count - first);
+    const size_t lo = SegmentStart(len, n, local_rank),
+                 hi = SegmentStart(len, n, local_rank + 1);
+    const char* mine = src + first * elem_size;
+    char* slot = shm.slot(set, local_rank);
+    std::memcpy(slot, mine, lo * elem_size);
+    std::memcpy(slot + hi * elem_size, mine + hi * elem_size,
+                (len - hi) * elem_size);
     DT_RETURN_IF_ERROR(ShmBarrier());
-    size_t mine_lo = SegmentStart(len, n, local_rank),
-           mine_hi = SegmentStart(len, n, local_rank + 1);
-    if (mine_hi > mine_lo) {
-      char* result = shm.result(set) + mine_lo * elem_size;
-      std::memcpy(result, shm.slot(set, 0) + mine_lo * elem_size,
-                  (mine_hi - mine_lo) * elem_size);
-      for (int r = 1; r < n; ++r) {
-        ReduceInto(result, shm.slot(set, r) + mine_lo * elem_size,
-                   mine_hi - mine_lo, type, op);
-      }
-    }
+    if (hi > lo) ShmReduceShare(set, mine, lo, hi, type, op);
     DT_RETURN_IF_ERROR(ShmBarrier());
     size_t want_lo = std::max(first, out_lo),
            want_hi = std::min(first + len, out_hi);
