@@ -4,7 +4,8 @@
 // load the topology and plan every local rank. Peers measured in the same
 // run: live hwloc discovery of this machine (what a plugin without the
 // slurmd-written XML cache would pay per step), and loading the same
-// machine from that cache.
+// machine from that cache; and the node model slurmd saves beside the
+// cache (what a step loads now), for the same 16-GPU topology.
 //
 //   make bench      (prints the ratios at the end)
 
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "binding/binding.h"
+#include "binding/model_cache.h"
 #include "binding/topology.h"
 
 namespace dist_train {
@@ -58,6 +60,25 @@ void BM_Load16GpuXml(benchmark::State& state) {
   }
 }
 
+// The 16-GPU XML copied to /tmp with its model saved beside it (root
+// only: the loader wants root's files).
+void BM_Load16GpuSavedModel(benchmark::State& state) {
+  std::string path = "/tmp/dt-bench-model-" + std::to_string(getpid()) + ".xml";
+  std::string cmd = "cp " + kSixteen + " " + path;
+  if (system(cmd.c_str()) != 0 || !SaveNodeModelCache(path).ok()) {
+    state.SkipWithError("cannot save the model (run as root)");
+    return;
+  }
+  for (auto _ : state) {
+    NodeModel m;
+    if (!LoadNodeModelCache(path, &m).ok())
+      state.SkipWithError("model load failed");
+    benchmark::DoNotOptimize(m);
+  }
+  unlink(path.c_str());
+  unlink(ModelCachePath(path).c_str());
+}
+
 void BM_Plan16GpuNode(benchmark::State& state) {
   NodeModel m;
   if (!LoadNodeModel(kSixteen, &m).ok()) abort();
@@ -73,6 +94,7 @@ void BM_Plan16GpuNode(benchmark::State& state) {
 BENCHMARK(BM_LoadLiveDiscovery)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LoadThisMachineFromXmlCache)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Load16GpuXml)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Load16GpuSavedModel)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Plan16GpuNode)->Arg(16)->Arg(64)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "base/slurm_ids.h"
 #include "binding/binding_env.h"
+#include "binding/model_cache.h"
 #include "binding/plan_report.h"
 #include "binding/topology.h"
 #include "spank_env.h"
@@ -23,7 +24,8 @@
 namespace dist_train {
 namespace {
 
-// Prefers the cache slurmd wrote; falls back to live discovery. Only
+// Prefers the cache slurmd wrote: the node model saved beside it (no
+// hwloc at all), else its XML; falls back to live discovery. Only
 // root-written files are handed to hwloc here (it crashes on some malformed
 // XML, and a crash here would take slurmstepd with it).
 Status LoadModel(SpankHost& host, const PluginConfig& cfg, NodeModel* model,
@@ -34,7 +36,14 @@ Status LoadModel(SpankHost& host, const PluginConfig& cfg, NodeModel* model,
   }
   std::string cache = CachePath(cfg);
   if (!cache.empty() && access(cache.c_str(), F_OK) == 0) {
-    Status s = LoadTrustedNodeModel(cache, model);
+    Status s = LoadNodeModelCache(cache, model);  // no hwloc: fastest
+    if (s.ok()) {
+      *source = ModelCachePath(cache);
+      return s;
+    }
+    if (s.code() != Status::Code::kNotFound)
+      host.Info("dist-train: saved node model not used: " + s.message());
+    s = LoadTrustedNodeModel(cache, model);
     if (s.ok()) {
       *source = cache;
       return s;
@@ -205,6 +214,7 @@ void SaveTopologyCache(const PluginConfig& cfg) {
   std::string dir = path.substr(0, path.rfind('/'));
   Status s = dir.empty() ? Status::OK() : CacheDir(dir);
   if (s.ok()) s = SaveTopologyXml(path);
+  if (s.ok()) s = SaveNodeModelCache(path);
   if (!s.ok())
     slurm_info("dist-train: topology cache: %s", s.message().c_str());
 }

@@ -29,7 +29,9 @@ EnvAssignments RankBindingEnv(SpankHost& host, const PluginState& st,
 // warning ("" when fine or nothing to do).
 std::string ApplyAffinity(const PluginState& st, uint32_t local_rank);
 
-// slurmd start (root): saves the node's topology as XML for fast loading.
+// slurmd start (root): saves the node's topology as XML, and the node
+// model made from that XML beside it (binding/model_cache.h), for fast
+// loading in every step.
 void SaveTopologyCache(const PluginConfig& cfg);
 
 // The cache path with %h replaced by the hostname.

@@ -1,7 +1,6 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "binding/binding.h"
 
-#include <dirent.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 
 #include "binding/plan_report.h"
 #include "binding/topology.h"
+#include "testing/testing_topologies.h"
 
 namespace dist_train {
 namespace {
@@ -316,24 +316,7 @@ TEST(ParseIndexListTest, CapsTheTotalBeforeExpandingAnything) {
   }
 }
 
-// Every real topology in ../shared/topologies (when present): loads, never
-// crashes, and the plan satisfies the invariants.
-std::vector<std::string> RealTopologies() {
-  std::vector<std::string> files;
-  std::string root = std::string(DT_SOURCE_DIR) + "/../shared/topologies";
-  for (const std::string& dir : {root, root + "/derived"}) {
-    DIR* d = opendir(dir.c_str());
-    if (d == nullptr) continue;
-    while (dirent* e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.size() > 4 && n.substr(n.size() - 4) == ".xml")
-        files.push_back(dir + "/" + n);
-    }
-    closedir(d);
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+using testing_topologies::RealTopologies;
 
 // The PUs local to any of the rank's GPUs (empty: one has no locality).
 std::vector<int> LocalPus(const NodeModel& m, const RankPlan& r) {
@@ -390,6 +373,8 @@ void CheckInvariants(const NodeModel& m, const BindPlan& plan,
   }
 }
 
+// Every real topology in ../shared/topologies (when present): loads, never
+// crashes, and the plan satisfies the invariants.
 TEST(RealTopologyTest, EveryPlanSatisfiesTheInvariants) {
   std::vector<std::string> files = RealTopologies();
   if (files.empty()) GTEST_SKIP() << "../shared/topologies is absent";

@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "binding/gpu_vendor.h"
+#include "binding/root_files.h"
 
 namespace dist_train {
 namespace {
@@ -247,92 +248,6 @@ Status ModelFrom(const std::string& what, const std::string* xml,
   return Extract(what, topo, model);
 }
 
-Status Errno(const std::string& path, const char* doing) {
-  return Status::InvalidArgument(path + ": " + doing + ": " + strerror(errno));
-}
-
-struct FdCloser {
-  int fd = -1;
-  ~FdCloser() {
-    if (fd >= 0) close(fd);
-  }
-};
-
-// The whole of the regular file open on `fd` (checked by fstat as `st`).
-Status ReadAll(const std::string& path, int fd, const struct stat& st,
-               std::string* out) {
-  if (!S_ISREG(st.st_mode)) {
-    return Status::InvalidArgument(path + ": not a regular file");
-  }
-  if (static_cast<uint64_t>(st.st_size) > kMaxTopologyXml) {
-    return Status::InvalidArgument(
-        path + ": " + std::to_string(st.st_size) + " bytes, more than the " +
-        std::to_string(kMaxTopologyXml) + "-byte cap for topology XML");
-  }
-  std::string data(static_cast<size_t>(st.st_size), '\0');
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = read(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Errno(path, "cannot read");
-    if (n == 0) break;  // shrank meanwhile: parse what is there
-    done += static_cast<size_t>(n);
-  }
-  data.resize(done);
-  *out = std::move(data);
-  return Status::OK();
-}
-
-Status ReadXmlFile(const std::string& path, std::string* out) {
-  FdCloser f{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) return Errno(path, "cannot open");
-  struct stat st;
-  if (fstat(f.fd, &st) != 0) return Errno(path, "cannot stat");
-  return ReadAll(path, f.fd, st, out);
-}
-
-// Why `st` (of `path`, `kind`) could have been written by someone other
-// than root, or "" when it could not.
-std::string NotRootOnly(const struct stat& st, const char* kind) {
-  if (st.st_uid != 0) {
-    return std::string(kind) + " is owned by uid " + std::to_string(st.st_uid) +
-           ", not root";
-  }
-  bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir) {
-    return std::string(kind) + " is writable by group or others";
-  }
-  if (!S_ISDIR(st.st_mode) && st.st_nlink != 1) {
-    return std::string(kind) + " has " + std::to_string(st.st_nlink) +
-           " hard links";
-  }
-  return "";
-}
-
-Status ReadTrustedXml(const std::string& path, std::string* out) {
-  size_t slash = path.rfind('/');
-  std::string dir = slash == 0 ? "/" : path.substr(0, slash);
-  if (path.empty() || path[0] != '/' || slash + 1 == path.size()) {
-    return Status::InvalidArgument(path + ": expected an absolute file path");
-  }
-  FdCloser d{open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
-  if (d.fd < 0) return Errno(path, "cannot open its directory");
-  struct stat st;
-  if (fstat(d.fd, &st) != 0) return Errno(path, "cannot stat its directory");
-  std::string why = NotRootOnly(st, "its directory");
-  FdCloser f{why.empty() ? openat(d.fd, path.c_str() + slash + 1,
-                                  O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-                         : -1};
-  if (why.empty() && f.fd < 0) return Errno(path, "cannot open");
-  if (why.empty() && fstat(f.fd, &st) != 0) return Errno(path, "cannot stat");
-  if (why.empty()) why = NotRootOnly(st, "the file");
-  if (!why.empty()) {
-    return Status::PermissionDenied(path + ": " + why +
-                                    "; not loaded inside slurmstepd");
-  }
-  return ReadAll(path, f.fd, st, out);
-}
-
 std::string SignalName(int sig) {
   const char* name = strsignal(sig);
   return std::to_string(sig) + (name ? std::string(", ") + name : "");
@@ -347,7 +262,7 @@ constexpr int kChildParseError = 3;
 Status ParseInChild(const std::string& path, const std::string& xml,
                     int timeout_s) {
   pid_t pid = fork();
-  if (pid < 0) return Errno(path, "cannot fork to parse it");
+  if (pid < 0) return ErrnoError(path, "cannot fork to parse it");
   if (pid == 0) {
     // hwloc's own complaints come again from the parent's parse; a crash
     // is expected here and leaves no core file.
@@ -364,7 +279,7 @@ Status ParseInChild(const std::string& path, const std::string& xml,
     pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
     if (r < 0 && errno != EINTR)
-      return Errno(path, "cannot wait for its parser");
+      return ErrnoError(path, "cannot wait for its parser");
     if (waited >= timeout_s * 1000L) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -394,20 +309,25 @@ Status ParseInChild(const std::string& path, const std::string& xml,
 Status LoadNodeModel(const std::string& xml_path, NodeModel* model) {
   if (xml_path.empty()) return ModelFrom("this machine", nullptr, model);
   std::string xml;
-  DT_RETURN_IF_ERROR(ReadXmlFile(xml_path, &xml));
+  DT_RETURN_IF_ERROR(ReadFileCapped(xml_path, &xml));
   return ModelFrom(xml_path, &xml, model);
 }
 
 Status LoadTrustedNodeModel(const std::string& xml_path, NodeModel* model) {
   std::string xml;
-  DT_RETURN_IF_ERROR(ReadTrustedXml(xml_path, &xml));
+  DT_RETURN_IF_ERROR(ReadRootOnlyFile(xml_path, &xml));
   return ModelFrom(xml_path, &xml, model);
+}
+
+Status NodeModelFromXml(const std::string& what, const std::string& xml,
+                        NodeModel* model) {
+  return ModelFrom(what, &xml, model);
 }
 
 Status LoadNodeModelIsolated(const std::string& xml_path, NodeModel* model,
                              int timeout_s) {
   std::string xml;
-  DT_RETURN_IF_ERROR(ReadXmlFile(xml_path, &xml));
+  DT_RETURN_IF_ERROR(ReadFileCapped(xml_path, &xml));
   DT_RETURN_IF_ERROR(ParseInChild(xml_path, xml, timeout_s));
   return ModelFrom(xml_path, &xml, model);
 }
@@ -444,41 +364,12 @@ Status ExportChecked(const std::string& path, std::string* xml) {
   return Status::OK();
 }
 
-Status WriteAll(const std::string& path, int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0)
-      return Status::IOError(path + ": cannot write: " + strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-  if (fsync(fd) != 0) return Status::IOError(path + ": " + strerror(errno));
-  return Status::OK();
-}
-
 }  // namespace
 
 Status SaveTopologyXml(const std::string& path) {
   std::string xml;
   DT_RETURN_IF_ERROR(ExportChecked(path, &xml));
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  unlink(tmp.c_str());  // our own leftover from a crash, or a trap
-  FdCloser f{open(tmp.c_str(),
-                  O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)};
-  if (f.fd < 0) {
-    return Status::IOError(tmp +
-                           ": cannot write topology XML: " + strerror(errno));
-  }
-  Status s = WriteAll(tmp, f.fd, xml);
-  if (s.ok() && fchmod(f.fd, 0644) != 0) {
-    s = Status::IOError(tmp + ": " + strerror(errno));  // umask may be 077
-  }
-  if (s.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
-    s = Status::IOError(path + ": " + strerror(errno));
-  }
-  if (!s.ok()) unlink(tmp.c_str());
-  return s;
+  return WriteFileAtomically(path, xml);
 }
 
 }  // namespace dist_train

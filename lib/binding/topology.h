@@ -15,10 +15,6 @@
 
 namespace dist_train {
 
-// The largest topology XML file loaded (a big 8-socket node with hundreds
-// of PCI devices writes a few MiB).
-constexpr size_t kMaxTopologyXml = size_t{32} << 20;
-
 // Loads the topology from `xml_path`, or discovers this machine when it is
 // empty, with PCI and OS devices kept, and extracts the model. Errors name
 // the file. hwloc 2.9 crashes on some malformed XML (docs/binding.md): give
@@ -26,12 +22,14 @@ constexpr size_t kMaxTopologyXml = size_t{32} << 20;
 Status LoadNodeModel(const std::string& xml_path, NodeModel* model);
 
 // For slurmstepd: loads `xml_path` only if the file could not have been
-// written by anyone but root: a regular file (the last component not a
-// symlink) with one link, owned by root, not writable by group or others,
-// at most kMaxTopologyXml bytes, in a directory owned by root that is not
-// writable by group or others (or is sticky). The file is read once from
-// the descriptor it was checked on. Errors start with the path.
+// written by anyone but root (ReadRootOnlyFile, binding/root_files.h).
+// Errors start with the path.
 Status LoadTrustedNodeModel(const std::string& xml_path, NodeModel* model);
+
+// The model of topology XML already read (`what` names it in errors):
+// only for bytes of a trusted file, as LoadTrustedNodeModel reads them.
+Status NodeModelFromXml(const std::string& what, const std::string& xml,
+                        NodeModel* model);
 
 // For a user's file (dt-topo --topology): hwloc first parses it in a child
 // process, so that a crash is an error ("hwloc crashed parsing FILE (signal

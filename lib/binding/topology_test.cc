@@ -4,6 +4,8 @@
 // root alone could have written; a user's file only behind a child process.
 #include "binding/topology.h"
 
+#include "binding/root_files.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -130,8 +132,8 @@ TEST(LoadTrustedNodeModelTest, LoadsOnlyWhatRootAloneCouldHaveWritten) {
        [&] { EXPECT_EQ(chown(tmp.path().c_str(), 65534, 65534), 0); },
        "its directory is owned by uid 65534, not root" + deny},
       {"over the size cap",
-       [&] { EXPECT_EQ(truncate(file.c_str(), kMaxTopologyXml + 1), 0); },
-       "33554433 bytes, more than the 33554432-byte cap for topology XML"},
+       [&] { EXPECT_EQ(truncate(file.c_str(), kMaxTopologyFile + 1), 0); },
+       "33554433 bytes, more than the 33554432-byte cap for topology files"},
       {"a directory",
        [&] {
          EXPECT_EQ(unlink(file.c_str()), 0);

@@ -71,7 +71,7 @@ EOS
   [ "$(field "$OUT/$JOB.1.0.json" OMP_NUM_THREADS)" = 1 ]
 }
 
-@test "the topology is loaded once per step per node, not once per task" {
+@test "the topology is loaded once per step per node, not once per task, from the saved model" {
   write_script job.sh <<'EOS'
 #!/bin/bash
 #SBATCH --dist-train
@@ -83,5 +83,7 @@ EOS
   n2=$(grep -c "dist-train: step $JOB.0: topology from .* loaded in" "$DT_CLUSTER_DIR/log/slurmd-node2.log")
   grep "dist-train: step $JOB.0: topology" "$DT_CLUSTER_DIR"/log/slurmd-node[12].log
   [ "$n1" -eq 1 ] && [ "$n2" -eq 1 ]
-  grep -q "dist-train: step $JOB.0: topology from $DT_CLUSTER_DIR/topology/node1.xml" "$DT_CLUSTER_DIR/log/slurmd-node1.log"
+  # slurmd saved the node model beside its XML: no hwloc in the step.
+  grep -q "dist-train: step $JOB.0: topology from $DT_CLUSTER_DIR/topology/node1.xml.model loaded in" "$DT_CLUSTER_DIR/log/slurmd-node1.log"
+  ! grep -q "saved node model not used" "$DT_CLUSTER_DIR"/log/slurmd-node[12].log
 }
