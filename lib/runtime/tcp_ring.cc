@@ -26,6 +26,10 @@ namespace {
 
 constexpr size_t kBroadcastChunk = 1 << 20;
 constexpr size_t kPipelinePiece = 1 << 20;
+
+// All-reduces whose n vectors together are at most this take
+// GatherAndReduce instead of the ring's two passes.
+constexpr size_t kGatherAllBytes = 64 << 10;
 constexpr size_t kMaxSend = 1 << 22;  // bytes per send() call
 
 // One transfer's progress in both directions.
@@ -193,8 +197,31 @@ Status RingAllGather(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
   return Status::OK();
 }
 
+// Small vectors: every rank's whole vector goes round the ring (an
+// all-gather, n - 1 steps instead of the reduce-scatter's and all-gather's
+// 2(n - 1)), then every rank reduces all n in ring order, so all get the
+// same bits. Latency-bound sizes only: it moves n times the vector.
+Status GatherAndReduce(CommunicatorImpl* comm,
+                       const CommunicatorImpl::Ring& ring, char* buf,
+                       size_t count, DataType type, ReduceOp op) {
+  const size_t elem_size = DataTypeSize(type), bytes = count * elem_size;
+  const int n = ring.size;
+  char* all = comm->Scratch(bytes * n);
+  std::memcpy(all + bytes * ring.rank, buf, bytes);
+  DT_RETURN_IF_ERROR(RingAllGather(comm, ring, all, count * n, elem_size));
+  ReduceTo(buf, all, all + bytes, count, type, op);
+  for (int i = 2; i < n; ++i) ReduceInto(buf, all + bytes * i, count, type, op);
+  return Status::OK();
+}
+
 Status RingAllReduce(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
                      char* buf, size_t count, DataType type, ReduceOp op) {
+  if (ring.size < 2 || count == 0) return Status::OK();
+  // Fewer elements than ranks: the ring's segments are mostly empty and
+  // its steps move (almost) nothing; it stays faster there.
+  if (count >= static_cast<size_t>(ring.size) &&
+      count * DataTypeSize(type) * ring.size <= kGatherAllBytes)
+    return GatherAndReduce(comm, ring, buf, count, type, op);
   DT_RETURN_IF_ERROR(RingReduceScatter(comm, ring, buf, count, type, op));
   return RingAllGather(comm, ring, buf, count, DataTypeSize(type));
 }
