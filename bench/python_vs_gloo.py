@@ -3,7 +3,7 @@
 measured in the same run by the same processes on one machine.
 
     bench/python_vs_gloo.py [--nproc 4] [--sizes 1M,16M,64M] [--iters 10]
-                            [--warmup 2] [--require-ratio R]
+                            [--warmup 2] [--pin] [--hog] [--require-ratio R]
 
 Starts --nproc workers on 127.0.0.1 (RANK, WORLD_SIZE, MASTER_ADDR, a free
 MASTER_PORT and a fresh DT_JOB_TOKEN each, as `dt-run --standalone`); every
@@ -13,7 +13,10 @@ warm-up and timed all-reduces, ours and Gloo's alternating, each after a
 barrier. A size's time is the median over the timed iterations of the
 slowest rank's time; algbw = bytes / time, busbw = algbw * 2(n-1)/n (as
 dt-bench and bench/gloo_busbw.py). The last line says whether the ratio at
-the largest size reaches R (default 2.0).
+the largest size reaches R (default 2.0). --pin binds worker r to CPU
+r mod nproc(1) (both libraries run in that process, so both are pinned);
+--hog runs a busy loop per CPU beside the workers for the whole run (how
+each waits when the CPUs are not its alone).
 
 Exit status: 0; 1 when a result is wrong or a worker failed; 2 for bad
 arguments; 3 when --require-ratio is given and the ratio is below it.
@@ -83,6 +86,10 @@ def parse_args(argv):
                    help="seconds a worker may wait for the others (Gloo's timeout; default 300)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--gloo-port", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--pin", action="store_true",
+                   help="bind worker r to CPU r mod the CPU count")
+    p.add_argument("--hog", action="store_true",
+                   help="run a busy loop per CPU beside the workers")
     args = p.parse_args(argv)
     if args.nproc < 2:
         p.error("--nproc %d: need at least 2 processes" % args.nproc)
@@ -144,6 +151,8 @@ def launch(args, argv):
         gloo_port = free_port()
     cmd = [sys.executable, os.path.abspath(__file__), "--worker",
            "--gloo-port", str(gloo_port)] + argv
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(len(os.sched_getaffinity(0)) if args.hog else 0)]
     procs = [subprocess.Popen(cmd, env=worker_env(r, args.nproc, master_port, token))
              for r in range(args.nproc)]
     try:
@@ -152,6 +161,10 @@ def launch(args, argv):
         for p in procs:
             p.terminate()
         status = wait_all(procs) or 130
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
     if status < 0:
         print("python_vs_gloo: a worker died of signal %d" % -status, file=sys.stderr)
         return EXIT_WRONG
@@ -256,6 +269,8 @@ def header(comm, args, torch):
     print("# float32 sum in place; %d warm-up + %d timed calls per size, ours and gloo's "
           "alternating, each after a barrier; time = median of the slowest rank's"
           % (args.warmup, args.iters))
+    print("# ranks %s; %s" % ("pinned one CPU each" if args.pin else "not pinned",
+                              "a busy loop per CPU beside them" if args.hog else "no other load"))
     print("# %12s %10s %12s %10s %12s %7s" % ("size(B)", "ours(us)", "ours busbw", "gloo(us)",
                                               "gloo busbw", "ratio"))
 
@@ -300,6 +315,9 @@ def worker(args):
     import torch
     import torch.distributed as dist
 
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[int(os.environ["RANK"]) % len(cpus)]})
     torch.set_num_threads(1)
     os.environ.setdefault("USE_LIBUV", "0")  # Debian 13+'s torch has no libuv
     with dist_train.Communicator() as comm:

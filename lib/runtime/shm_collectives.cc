@@ -44,6 +44,7 @@ int* FutexWord(std::atomic<uint32_t>* word) {
 // 10-15 us so, 120-220 us with the long spin).
 constexpr auto kBarrierSpinTime = std::chrono::microseconds(100);
 constexpr uint64_t kOversubscribedSpins = 1000, kOversubscribedYields = 64;
+constexpr auto kLongYield = std::chrono::microseconds(500);
 
 // All-reduces up to this size take the one-barrier path.
 constexpr size_t kShmSmallBytes = 16 << 10;
@@ -176,6 +177,7 @@ Status CommunicatorImpl::ShmBarrier(bool patient) {
   shm.counter(local_rank)->store(shm_epoch, std::memory_order_seq_cst);
   Deadline deadline{};
   std::optional<Clock::time_point> spin_end, last_poll;
+  bool yielded_long = false;
   for (uint64_t spin = 0;; ++spin) {
     if (ShmBarrierDone()) return Status::OK();
     if (shm_oversubscribed) {
@@ -201,9 +203,15 @@ Status CommunicatorImpl::ShmBarrier(bool patient) {
             std::to_string(static_cast<int>(opt.timeout_seconds)) + " s"));
       }
     }
-    if (shm_oversubscribed &&
+    // Yield (to the rank we wait for, when it shares this CPU) until a
+    // yield hands the CPU away for long: then something else (another
+    // job, a busy loop) has it, and each further yield may cost it a whole
+    // time slice: sleep instead.
+    if (shm_oversubscribed && !yielded_long &&
         spin < kOversubscribedSpins + kOversubscribedYields) {
+      Clock::time_point before = Clock::now();
       sched_yield();
+      yielded_long = Clock::now() - before > kLongYield;
       continue;
     }
     uint32_t seen = shm.wake()->load(std::memory_order_seq_cst);
