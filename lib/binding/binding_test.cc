@@ -16,9 +16,8 @@
 namespace dist_train {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  return std::string(DT_SOURCE_DIR) + "/tests/fixtures/" + name;
-}
+using testing_topologies::Fixture;
+using testing_topologies::RealTopologies;
 
 NodeModel Load(const std::string& name) {
   NodeModel m;
@@ -315,8 +314,6 @@ TEST(ParseIndexListTest, CapsTheTotalBeforeExpandingAnything) {
     EXPECT_EQ(v.size(), c.error.empty() ? c.size : 1u) << c.text.substr(0, 80);
   }
 }
-
-using testing_topologies::RealTopologies;
 
 // The PUs local to any of the rank's GPUs (empty: one has no locality).
 std::vector<int> LocalPus(const NodeModel& m, const RankPlan& r) {

@@ -16,6 +16,7 @@
 
 #include "binding/root_files.h"
 #include "binding/topology.h"
+#include "testing/testing_files.h"
 #include "testing/testing_topologies.h"
 
 namespace dist_train {
@@ -184,22 +185,7 @@ TEST(NodeModelCodecTest, DamagedBytesAreRefusedWithTheOffset) {
   EXPECT_EQ(m.nics.size(), 0u) << "nothing is left half-decoded";
 }
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/dt-model-cache-test.XXXXXX";
-    path_ = mkdtemp(tmpl);
-    chmod(path_.c_str(), 0755);
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path_ + "'";
-    if (system(cmd.c_str()) != 0) ADD_FAILURE() << cmd;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing_files::TempDir;
 
 void CopyFile(const std::string& from, const std::string& to) {
   std::ifstream in(from, std::ios::binary);

@@ -13,13 +13,12 @@
 #include <sstream>
 
 #include "binding/topology.h"
+#include "testing/testing_topologies.h"
 
 namespace dist_train {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  return std::string(DT_SOURCE_DIR) + "/tests/fixtures/" + name;
-}
+using testing_topologies::Fixture;
 
 NodeModel Load(const std::string& path) {
   NodeModel m;

@@ -4,8 +4,6 @@
 // root alone could have written; a user's file only behind a child process.
 #include "binding/topology.h"
 
-#include "binding/root_files.h"
-
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -22,12 +20,15 @@
 #include <string>
 #include <vector>
 
+#include "binding/root_files.h"
+#include "testing/testing_files.h"
+#include "testing/testing_topologies.h"
+
 namespace dist_train {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  return std::string(DT_SOURCE_DIR) + "/tests/fixtures/" + name;
-}
+using testing_files::TempDir;
+using testing_topologies::Fixture;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream f(path);
@@ -39,24 +40,6 @@ std::string ReadFile(const std::string& path) {
 void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream(path) << data;
 }
-
-// A fresh directory under /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/dt-topology-test.XXXXXX";
-    path_ = mkdtemp(tmpl);
-    chmod(path_.c_str(), 0755);
-  }
-  ~TempDir() {
-    std::string cmd = "rm -rf '" + path_ + "'";
-    if (system(cmd.c_str()) != 0) ADD_FAILURE() << cmd;
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // hwloc 2.9 crashes on these (found by mutating tests/fixtures/*.xml):
 // each would have taken slurmstepd or dt-topo down with it.

@@ -99,6 +99,38 @@ const DataType kTypes[] = {DataType::kFloat32,  DataType::kFloat64,
 const ReduceOp kOps[] = {ReduceOp::kSum, ReduceOp::kMin, ReduceOp::kMax,
                          ReduceOp::kAvg};
 
+// All-reduce (in place) of `count` elements and reduce-scatter of
+// n * `piece`, checked element by element: 0, or 1 after naming the first
+// wrong element.
+int CheckReductions(Communicator* c, size_t count, size_t piece, DataType t,
+                    ReduceOp op) {
+  const int n = c->size(), r = c->rank();
+  const size_t es = DataTypeSize(t);
+  std::vector<char> buf(count * es + 1);
+  for (size_t i = 0; i < count; ++i) Store(t, buf.data(), i, Value(r, i));
+  Status s = c->AllReduce(buf.data(), buf.data(), count, t, op);
+  CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+  for (size_t i = 0; i < count; ++i) {
+    double want = Expected(n, i, op, t), got = Load(t, buf.data(), i);
+    CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
+                "allreduce count %zu type %d op %d [%zu]: %g != %g", count,
+                static_cast<int>(t), static_cast<int>(op), i, got, want);
+  }
+  // ReduceScatter: every rank's slice of n * piece inputs.
+  std::vector<char> in(n * piece * es + 1), out(piece * es + 1);
+  for (size_t i = 0; i < n * piece; ++i) Store(t, in.data(), i, Value(r, i));
+  s = c->ReduceScatter(in.data(), out.data(), piece, t, op);
+  CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+  for (size_t i = 0; i < piece; ++i) {
+    double want = Expected(n, r * piece + i, op, t),
+           got = Load(t, out.data(), i);
+    CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
+                "reducescatter count %zu type %d op %d [%zu]: %g != %g", piece,
+                static_cast<int>(t), static_cast<int>(op), i, got, want);
+  }
+  return 0;
+}
+
 int AllCollectives(const Options& o) {
   std::unique_ptr<Communicator> c;
   Status s = Communicator::Create(o, &c);
@@ -108,29 +140,7 @@ int AllCollectives(const Options& o) {
     for (DataType t : kTypes) {
       size_t es = DataTypeSize(t);
       for (ReduceOp op : kOps) {
-        std::vector<char> buf(count * es + 1);
-        for (size_t i = 0; i < count; ++i) Store(t, buf.data(), i, Value(r, i));
-        s = c->AllReduce(buf.data(), buf.data(), count, t, op);
-        CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
-        for (size_t i = 0; i < count; ++i) {
-          double want = Expected(n, i, op, t), got = Load(t, buf.data(), i);
-          CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
-                      "allreduce count %zu type %d op %d [%zu]: %g != %g",
-                      count, static_cast<int>(t), static_cast<int>(op), i, got,
-                      want);
-        }
-        // ReduceScatter: every rank's slice of n * count inputs.
-        std::vector<char> in(n * count * es + 1), out(count * es + 1);
-        for (size_t i = 0; i < n * count; ++i)
-          Store(t, in.data(), i, Value(r, i));
-        s = c->ReduceScatter(in.data(), out.data(), count, t, op);
-        CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
-        for (size_t i = 0; i < count; ++i) {
-          double want = Expected(n, r * count + i, op, t),
-                 got = Load(t, out.data(), i);
-          CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
-                      "reducescatter [%zu]: %g != %g", i, got, want);
-        }
+        if (int e = CheckReductions(c.get(), count, count, t, op)) return e;
       }
       std::vector<char> mine(count * es + 1), all(n * count * es + 1);
       for (size_t i = 0; i < count; ++i) Store(t, mine.data(), i, Value(r, i));
@@ -181,37 +191,13 @@ int ChunkedCollectives(const Options& o) {
   std::unique_ptr<Communicator> c;
   Status s = Communicator::Create(o, &c);
   CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
-  const int n = c->size(), r = c->rank();
   const size_t count = 600001;
   for (DataType t : kTypes) {
-    const size_t es = DataTypeSize(t);
     for (ReduceOp op : kOps) {
       // Every type (element sizes 2, 4, 8) with sum, every op with float32:
       // the chunking depends on the element size only.
       if (op != ReduceOp::kSum && t != DataType::kFloat32) continue;
-      std::vector<char> buf(count * es);
-      for (size_t i = 0; i < count; ++i) Store(t, buf.data(), i, Value(r, i));
-      s = c->AllReduce(buf.data(), buf.data(), count, t, op);
-      CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
-      for (size_t i = 0; i < count; ++i) {
-        double want = Expected(n, i, op, t), got = Load(t, buf.data(), i);
-        CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
-                    "allreduce type %d op %d [%zu]: %g != %g",
-                    static_cast<int>(t), static_cast<int>(op), i, got, want);
-      }
-      const size_t piece = count / 3;
-      std::vector<char> in(n * piece * es), out(piece * es);
-      for (size_t i = 0; i < n * piece; ++i)
-        Store(t, in.data(), i, Value(r, i));
-      s = c->ReduceScatter(in.data(), out.data(), piece, t, op);
-      CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
-      for (size_t i = 0; i < piece; ++i) {
-        double want = Expected(n, r * piece + i, op, t),
-               got = Load(t, out.data(), i);
-        CHILD_CHECK(std::fabs(got - want) <= std::fabs(want) / 64,
-                    "reducescatter type %d op %d [%zu]: %g != %g",
-                    static_cast<int>(t), static_cast<int>(op), i, got, want);
-      }
+      if (int e = CheckReductions(c.get(), count, count / 3, t, op)) return e;
     }
   }
   return 0;
