@@ -22,6 +22,16 @@ void ReduceInto(void* acc, const void* in, size_t count, DataType type,
 void ReduceTo(void* out, const void* a, const void* b, size_t count,
               DataType type, ReduceOp op);
 
+// out = part(0) op part(1) op ... op part(n - 1), left to right: ranks
+// that fold the same parts in this order get the same bits. `part(i)` is
+// the i-th contribution (const void*); n >= 2; `out` overlaps none.
+template <typename Part>
+void ReduceInOrder(void* out, int n, Part part, size_t count, DataType type,
+                   ReduceOp op) {
+  ReduceTo(out, part(0), part(1), count, type, op);
+  for (int i = 2; i < n; ++i) ReduceInto(out, part(i), count, type, op);
+}
+
 // Divides each element by n (the final step of kAvg; integer division for
 // integer types).
 void DivideBy(void* buf, size_t count, DataType type, int n);

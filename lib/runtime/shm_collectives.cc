@@ -254,10 +254,8 @@ Status CommunicatorImpl::ShmReduceSmall(const char* src, size_t count,
   out_hi = std::min(out_hi, count);
   if (out_hi <= out_lo) return Status::OK();
   const size_t offset = out_lo * elem_size, len = out_hi - out_lo;
-  ReduceTo(out, shm.slot(set, 0) + offset, shm.slot(set, 1) + offset, len, type,
-           op);
-  for (int r = 2; r < n; ++r)
-    ReduceInto(out, shm.slot(set, r) + offset, len, type, op);
+  ReduceInOrder(
+      out, n, [&](int r) { return shm.slot(set, r) + offset; }, len, type, op);
   return Status::OK();
 }
 
@@ -272,9 +270,7 @@ void CommunicatorImpl::ShmReduceShare(int set, const char* mine, size_t lo,
   auto part = [&](int r) -> const char* {
     return r == local_rank ? mine + offset : shm.slot(set, r) + offset;
   };
-  char* result = shm.result(set) + offset;
-  ReduceTo(result, part(0), part(1), hi - lo, type, op);
-  for (int r = 2; r < n; ++r) ReduceInto(result, part(r), hi - lo, type, op);
+  ReduceInOrder(shm.result(set) + offset, n, part, hi - lo, type, op);
 }
 
 // Chunk by chunk: every rank copies into its slot the parts of its chunk

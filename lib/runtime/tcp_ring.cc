@@ -209,8 +209,8 @@ Status GatherAndReduce(CommunicatorImpl* comm,
   char* all = comm->Scratch(bytes * n);
   std::memcpy(all + bytes * ring.rank, buf, bytes);
   DT_RETURN_IF_ERROR(RingAllGather(comm, ring, all, count * n, elem_size));
-  ReduceTo(buf, all, all + bytes, count, type, op);
-  for (int i = 2; i < n; ++i) ReduceInto(buf, all + bytes * i, count, type, op);
+  ReduceInOrder(
+      buf, n, [&](int i) { return all + bytes * i; }, count, type, op);
   return Status::OK();
 }
 
