@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -80,6 +81,12 @@ class FakeSpankHost : public SpankHost {
   spank_err_t UnsetEnv(const char* name) override {
     env.erase(name);
     return Rc(ESPANK_SUCCESS);
+  }
+  bool OverwriteEnv(const char* name, const char* value) override {
+    auto it = env.find(name);
+    if (it == env.end() || it->second.size() < strlen(value)) return false;
+    it->second = value;
+    return true;
   }
   const char* StrError(spank_err_t rc) override {
     return rc == ESPANK_NOT_AVAIL ? "Item not available from this callback"

@@ -19,9 +19,9 @@ uint64_t WarningMask(SpankHost& host, const PluginConfig& cfg) {
 }
 
 void MaybeStartRelay(SpankHost& host, const PluginState& st,
-                     const SlurmInputs& in, bool verbose) {
+                     const RelayTask& task) {
   if (!st.options.enabled || !st.config.signal_relay ||
-      in.step_id == kBatchStepId) {
+      task.step_id == kBatchStepId) {
     return;
   }
   RelayConfig cfg;
@@ -32,7 +32,7 @@ void MaybeStartRelay(SpankHost& host, const PluginState& st,
     return;
   }
   if (!CanListChildren()) {
-    if (in.local_task_id == 0) {
+    if (task.local_task_id == 0) {
       fprintf(stderr,
               "dist-train: warning: this kernel does not list "
               "/proc/PID/task/TID/children; preemption warnings reach only "
@@ -41,13 +41,14 @@ void MaybeStartRelay(SpankHost& host, const PluginState& st,
     return;
   }
   cfg.warning_mask = WarningMask(host, st.config);
+  cfg.child_execs = true;  // Slurm execs the task's command next
   std::string relay_pid = std::to_string(getpid());
   host.SetEnv(kRelayVar, relay_pid.c_str(), 1);
-  if (verbose) {
+  if (task.verbose) {
     fprintf(stderr,
             "dist-train: task %u: warning signals %s go to every process of "
             "the task that catches them (relay pid %s, proctrack/%s)\n",
-            in.global_task_id, FormatWarningSignals(cfg.warning_mask).c_str(),
+            task.global_task_id, FormatWarningSignals(cfg.warning_mask).c_str(),
             relay_pid.c_str(), ProctrackName(cfg.proctrack));
   }
   fflush(stdout);
@@ -60,8 +61,14 @@ void MaybeStartRelay(SpankHost& host, const PluginState& st,
             s.message().c_str());
     return;
   }
-  // Only the child gets here: it becomes the task Slurm execs.
-  host.SetEnv("SLURM_TASK_PID", std::to_string(getpid()).c_str(), 1);
+  // Only the child gets here: it becomes the task Slurm execs. Slurm set
+  // SLURM_TASK_PID to the relay's pid; the child's has as many digits but
+  // after a wrap to a longer pid: overwriting it in place touches one page,
+  // spank_setenv here ~64 copy-on-write pages (a third of what the relay
+  // cost a step, bench/step_cost.sh under perf).
+  std::string task_pid = std::to_string(getpid());
+  if (!host.OverwriteEnv("SLURM_TASK_PID", task_pid.c_str()))
+    host.SetEnv("SLURM_TASK_PID", task_pid.c_str(), 1);
 }
 
 }  // namespace dist_train

@@ -5,6 +5,7 @@
 
 #include "base/slurm_compat.h"
 #include "contract/job_deadline.h"
+#include "spank_env.h"
 
 namespace dist_train {
 
@@ -39,6 +40,12 @@ spank_err_t SlurmSpankHost::SetEnv(const char* name, const char* value,
 
 spank_err_t SlurmSpankHost::UnsetEnv(const char* name) {
   return spank_unsetenv(sp_, name);
+}
+
+bool SlurmSpankHost::OverwriteEnv(const char* name, const char* value) {
+  char** env = nullptr;
+  if (spank_get_item(sp_, S_JOB_ENV, &env) != ESPANK_SUCCESS) return false;
+  return OverwriteEnvEntry(env, name, value);
 }
 
 const char* SlurmSpankHost::StrError(spank_err_t rc) {

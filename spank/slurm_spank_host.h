@@ -27,6 +27,7 @@ class SlurmSpankHost : public SpankHost {
   spank_err_t SetEnv(const char* name, const char* value,
                      int overwrite) override;
   spank_err_t UnsetEnv(const char* name) override;
+  bool OverwriteEnv(const char* name, const char* value) override;
   const char* StrError(spank_err_t rc) override;
   const char* GetProcessEnv(const char* name) override;
   int SetProcessEnv(const char* name, const char* value) override;

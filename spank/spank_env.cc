@@ -2,6 +2,7 @@
 #include "spank_env.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace dist_train {
@@ -40,6 +41,24 @@ bool GetEnv(SpankHost& host, const char* name, std::string* out) {
   if (!ReadEnv(host, name, &value).ok() || !value) return false;
   *out = std::move(*value);
   return true;
+}
+
+bool OverwriteEnvEntry(char** env, std::string_view name,
+                       std::string_view value) {
+  if (env == nullptr || name.empty()) return false;
+  for (char** entry = env; *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    if (text.size() <= name.size() || text[name.size()] != '=' ||
+        text.substr(0, name.size()) != name) {
+      continue;
+    }
+    if (text.size() - name.size() - 1 < value.size()) return false;
+    char* old = *entry + name.size() + 1;
+    memcpy(old, value.data(), value.size());
+    old[value.size()] = '\0';
+    return true;
+  }
+  return false;
 }
 
 }  // namespace dist_train

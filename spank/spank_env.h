@@ -34,6 +34,13 @@ Status ReadEnv(SpankHost& host, const char* name,
 // Best effort: the value of `name`; false when it is unset or over the cap.
 bool GetEnv(SpankHost& host, const char* name, std::string* out);
 
+// Writes `value` over the value of the first "name=..." entry of the
+// NULL-terminated array `env`, in that entry's own bytes: true when there
+// is one and its value is at least as long as `value` (a shorter value
+// ends at its NUL), else false and nothing is written.
+bool OverwriteEnvEntry(char** env, std::string_view name,
+                       std::string_view value);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_SPANK_SPANK_ENV_H_

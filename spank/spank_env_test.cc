@@ -63,5 +63,28 @@ TEST(SpankEnvTest, UnsetIsFalse) {
   EXPECT_EQ(value, std::nullopt);
 }
 
+TEST(SpankEnvTest, OverwritesAnEntryInItsOwnBytesWhenTheValueFits) {
+  char pid[] = "SLURM_TASK_PID=41234", pidx[] = "SLURM_TASK_PIDX=7",
+       other[] = "PATH=/bin", eq[] = "SLURM_TASK_PID",
+       prefix[] = "SLURM_TASK=1";
+  char* env[] = {pidx, other, eq, prefix, pid, nullptr};
+  const char* before = env[4];
+  EXPECT_TRUE(OverwriteEnvEntry(env, "SLURM_TASK_PID", "41235"));
+  EXPECT_STREQ(env[4], "SLURM_TASK_PID=41235");
+  EXPECT_EQ(env[4], before);  // the same bytes, nothing reallocated
+  EXPECT_TRUE(OverwriteEnvEntry(env, "SLURM_TASK_PID", "977"));  // shorter
+  EXPECT_STREQ(env[4], "SLURM_TASK_PID=977");
+  // Longer than what is there now, absent, or no array: nothing written.
+  EXPECT_FALSE(OverwriteEnvEntry(env, "SLURM_TASK_PID", "1000000"));
+  EXPECT_STREQ(env[4], "SLURM_TASK_PID=977");
+  EXPECT_FALSE(OverwriteEnvEntry(env, "SLURM_PROCID", "0"));
+  EXPECT_FALSE(OverwriteEnvEntry(env, "", "0"));
+  EXPECT_FALSE(OverwriteEnvEntry(nullptr, "SLURM_TASK_PID", "1"));
+  // Names that only start alike are other variables.
+  EXPECT_STREQ(env[0], "SLURM_TASK_PIDX=7");
+  EXPECT_STREQ(env[2], "SLURM_TASK_PID");
+  EXPECT_STREQ(env[3], "SLURM_TASK=1");
+}
+
 }  // namespace
 }  // namespace dist_train

@@ -40,6 +40,12 @@ class SpankHost {
                              int overwrite) = 0;
   virtual spank_err_t UnsetEnv(const char* name) = 0;
   virtual const char* StrError(spank_err_t rc) = 0;
+  // Writes `value` over the existing value of `name` in the job's
+  // environment (S_JOB_ENV) without reallocating anything, when it fits
+  // (OverwriteEnvEntry); false otherwise. For a child forked in task_init:
+  // spank_setenv there writes a quarter MiB of fresh heap (Slurm's
+  // setenvf), each page a copy-on-write fault.
+  virtual bool OverwriteEnv(const char* name, const char* value) = 0;
 
   // srun/sbatch/salloc's own environment (getenv, setenv(..., 1),
   // unsetenv), which the job inherits: spank_getenv and co. work only in

@@ -1,18 +1,20 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
-// One file of ~480 lines on purpose: everything the relay runs after its
+// One file of ~600 lines on purpose: everything the relay runs after its
 // fork (raw syscalls only, async-signal-safe) stays in view together, so a
 // reviewer can check in one place that nothing there allocates or locks.
 #include "relay/signal_relay.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -496,6 +498,80 @@ bool UnderSignalRelay() {
          HasAncestor(self, static_cast<pid_t>(relay), 64);
 }
 
+// The sanitizers do not follow a stack switch into a clone that shares
+// their memory: their builds fork.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DT_RELAY_FORK_ONLY 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define DT_RELAY_FORK_ONLY 1
+#endif
+#endif
+#ifdef DT_RELAY_FORK_ONLY
+constexpr bool kCanShareMemory = false;
+#else
+constexpr bool kCanShareMemory = true;
+#endif
+
+namespace {
+
+// ---- the shared-memory start (RelayConfig::child_execs) -------------------
+//
+// The relay must stay the process Slurm tracks and the task must go on from
+// task_init on the original stack, so: the relay moves to a stack of its
+// own, clones the task with CLONE_VM|CLONE_VFORK (no page tables copied, no
+// copy-on-write faults later) onto a second small stack, from which the
+// task jumps back to the original one; the relay sleeps until the task
+// execs (or exits) and then relays on its own stack, touching nothing the
+// task used.
+alignas(64) char g_relay_stack[64 << 10];
+alignas(64) char g_task_stack[16 << 10];
+ucontext_t g_task_context, g_relay_context;
+// Copies, not pointers: the task overwrites the original stack.
+struct SharedStart {
+  RelayConfig config;
+  sigset_t relayed;
+  int clone_errno;
+} g_shared;
+
+int BackToTask(void*) {
+  setcontext(&g_task_context);  // never returns
+  return 0;
+}
+
+void RelayOnOwnStack() {
+  pid_t pid = clone(BackToTask, g_task_stack + sizeof(g_task_stack),
+                    CLONE_VM | CLONE_VFORK | SIGCHLD, nullptr);
+  if (pid < 0) {
+    g_shared.clone_errno = errno;
+    return;  // back to the original stack through uc_link, no child
+  }
+  RunRelay(g_shared.config, pid, g_shared.relayed);
+}
+
+// Returns in the task (OK) or, when the clone failed, in the caller with
+// the error; the relay never returns.
+Status StartSharing(const RelayConfig& config, const sigset_t& relayed,
+                    pid_t parent) {
+  g_shared = {config, relayed, 0};
+  if (getcontext(&g_task_context) != 0)
+    return Status::IOError(std::string("getcontext: ") + strerror(errno));
+  if (getpid() != parent) return Status::OK();  // the task, on its stack
+  if (g_shared.clone_errno != 0)
+    return Status::IOError(std::string("clone: ") +
+                           strerror(g_shared.clone_errno));
+  getcontext(&g_relay_context);
+  g_relay_context.uc_stack.ss_sp = g_relay_stack;
+  g_relay_context.uc_stack.ss_size = sizeof(g_relay_stack);
+  g_relay_context.uc_link = &g_task_context;  // only when clone failed
+  makecontext(&g_relay_context, RelayOnOwnStack, 0);
+  setcontext(&g_relay_context);
+  // Not reached: the task resumes at getcontext above, a failed clone too.
+  return Status::IOError("relay start: lost its way");
+}
+
+}  // namespace
+
 Status StartSignalRelay(const RelayConfig& config, pid_t* relay) {
   sigset_t relayed, old;
   RelayedSet(&relayed);
@@ -510,15 +586,21 @@ Status StartSignalRelay(const RelayConfig& config, pid_t* relay) {
     return Status::IOError(std::string("signal setup: ") + strerror(errno));
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    int err = errno;
+  Status started = Status::OK();
+  if (config.child_execs && kCanShareMemory) {
+    started = StartSharing(config, relayed, parent);
+  } else {
+    pid_t pid = fork();
+    if (pid < 0)
+      started = Status::IOError(std::string("fork: ") + strerror(errno));
+    if (pid > 0) RunRelay(config, pid, relayed);
+  }
+  if (!started.ok()) {
     prctl(PR_SET_CHILD_SUBREAPER, 0);
     sigprocmask(SIG_SETMASK, &old, nullptr);
     sigaction(SIGCHLD, &old_chld, nullptr);
-    return Status::IOError(std::string("fork: ") + strerror(err));
+    return started;
   }
-  if (pid > 0) RunRelay(config, pid, relayed);
   // The child: dies with the relay, gets the task's signal setup back.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) kill(getpid(), SIGKILL);

@@ -11,8 +11,9 @@
 // inside the task:
 //
 //   task process (slurmstepd tracks it)  --fork-->  child: returns from
-//   = the relay, never returns                      task_init, Slurm execs
-//                                                   the user's command in it
+//   = the relay, never returns           (or clone  task_init, Slurm execs
+//                                         sharing    the user's command in it
+//                                         memory)
 //
 // The relay reads every catchable signal from a signalfd and
 //   - a warning signal (USR1, USR2 by default): sends it to every descendant
@@ -52,6 +53,12 @@ struct RelayConfig {
   Proctrack proctrack = Proctrack::kCgroup;  // kAuto is resolved before
   // Bit (sig - 1) for each warning signal. Default: USR1 and USR2.
   uint64_t warning_mask = 0;
+  // The child execs (or exits) soon, as a task does after task_init: it
+  // then shares the relay's memory until it does (CLONE_VM|CLONE_VFORK: no
+  // page tables copied, no copy-on-write faults, one address space torn
+  // down at the end instead of two) and the relay sleeps until then. False:
+  // a plain fork, for a child that goes on running this program.
+  bool child_execs = false;
 };
 
 inline constexpr uint64_t SignalBit(int sig) {
@@ -106,10 +113,12 @@ inline constexpr char kRelayVar[] = "DT_SIGNAL_RELAY";
 // Inherited values from other steps name no ancestor.
 bool UnderSignalRelay();
 
-// Forks the relay. Returns OK in the child (which goes on to become the
-// task) with *relay set to the relay's pid; the calling process never
-// returns: it relays until the child exits and then exits the same way.
-// An error means nothing was forked and the task runs without a relay.
+// Starts the relay: forks, or with config.child_execs clones a child that
+// shares this memory until it execs. Returns OK in the child (which goes on
+// to become the task) with *relay set to the relay's pid; the calling
+// process never returns: it relays until the child exits and then exits the
+// same way. An error means no child was started and the task runs without
+// a relay.
 Status StartSignalRelay(const RelayConfig& config, pid_t* relay);
 
 }  // namespace dist_train

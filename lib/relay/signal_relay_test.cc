@@ -377,6 +377,72 @@ TEST_F(RelayProcessTest, ChildThatExitsAtOnce) {
   }
 }
 
+// P with the relay started as the plugin starts it (child_execs: the child
+// shares P's memory until it execs) and the child exec'ing `path` with
+// `script` (sh -c), the report pipe as its fd 3.
+pid_t StartExecing(int report_fd, const char* path, const char* script) {
+  pid_t p = fork();
+  if (p != 0) return p;
+  setpgid(0, 0);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  RelayConfig cfg;
+  cfg.proctrack = Proctrack::kCgroup;
+  cfg.warning_mask = SignalBit(SIGUSR1);
+  cfg.child_execs = true;
+  pid_t relay = 0;
+  if (!StartSignalRelay(cfg, &relay).ok()) _exit(91);
+  if (relay != getppid() || relay == getpid()) _exit(92);
+  dup2(report_fd, 3);
+  execl(path, "sh", "-c", script, static_cast<char*>(nullptr));
+  _exit(126);  // exits instead of exec'ing: the relay must end too
+}
+
+TEST_F(RelayProcessTest, SharedStartEndsLikeTheExecedProgram) {
+  struct Case {
+    const char* path;
+    const char* script;
+    bool signaled;
+    int code;  // exit code or signal
+  } cases[] = {
+      {"/bin/sh", "exit 5", false, 5},
+      {"/bin/sh", "kill -TERM $$", true, SIGTERM},
+      {"/bin/sh", "exit 0", false, 0},
+      {"/nonexistent/sh", "", false, 126},
+  };
+  for (const Case& c : cases) {
+    for (int i = 0; i < 20; ++i) {
+      pid_t p = StartExecing(report_[1], c.path, c.script);
+      int status = 0;
+      ASSERT_TRUE(EndsWithin5s(p, &status)) << c.script << " outlived";
+      if (c.signaled) {
+        ASSERT_TRUE(WIFSIGNALED(status)) << c.script;
+        EXPECT_EQ(WTERMSIG(status), c.code);
+        EXPECT_FALSE(WCOREDUMP(status));
+      } else {
+        ASSERT_TRUE(WIFEXITED(status)) << c.script << " " << status;
+        EXPECT_EQ(WEXITSTATUS(status), c.code) << c.script;
+      }
+    }
+  }
+}
+
+TEST_F(RelayProcessTest, SharedStartRelaysWarningsToTheProgramsWorkers) {
+  // The launcher would die of USR1 (default action); its worker, in a
+  // session of its own (as torchrun starts them), catches it.
+  pid_t p = StartExecing(report_[1], "/bin/sh",
+                         "setsid sh -c 'trap \"printf a >&3; exit 0\" USR1; "
+                         "printf R >&3; while :; do sleep 0.02; done' & wait");
+  ASSERT_EQ(Read(report_[0], 1, 5000), "R");
+  EXPECT_EQ(OpenFds(p), 3);  // /dev/null x3: nothing inherited
+  kill(p, SIGUSR1);
+  EXPECT_EQ(Read(report_[0], 2, 2000), "a");  // once
+  int status = 0;
+  ASSERT_TRUE(EndsWithin5s(p, &status));
+  ASSERT_TRUE(WIFEXITED(status)) << "the launcher died of the warning";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
 // P with the relay started by `setup` (in P) and `body` run in the child.
 pid_t StartRelayed(int report_fd, const std::function<void()>& body,
                    const std::function<void()>& setup = nullptr) {
