@@ -63,9 +63,10 @@ void MaybeStartRelay(SpankHost& host, const PluginState& st,
   }
   // Only the child gets here: it becomes the task Slurm execs. Slurm set
   // SLURM_TASK_PID to the relay's pid; the child's has as many digits but
-  // after a wrap to a longer pid: overwriting it in place touches one page,
-  // spank_setenv here ~64 copy-on-write pages (a third of what the relay
-  // cost a step, bench/step_cost.sh under perf).
+  // after a wrap to a longer pid. Overwritten in place: spank_setenv
+  // xmallocs and zeroes a quarter MiB (Slurm's setenvf), which in a forked
+  // child were ~64 copy-on-write faults (a third of what the forked relay
+  // cost a step, under perf).
   std::string task_pid = std::to_string(getpid());
   if (!host.OverwriteEnv("SLURM_TASK_PID", task_pid.c_str()))
     host.SetEnv("SLURM_TASK_PID", task_pid.c_str(), 1);

@@ -9,8 +9,9 @@
 namespace dist_train {
 
 // What the relay needs to know of the task: a few numbers, so that the
-// caller can free its plan before the fork (in the child, every free of
-// memory the parent wrote is a copy-on-write fault).
+// caller can free its plan before the child starts (a forked child's free
+// of memory the parent wrote is a copy-on-write fault; a sharing child's
+// frees would run on the relay's heap until the exec).
 struct RelayTask {
   uint32_t step_id = 0;
   uint32_t local_task_id = 0;

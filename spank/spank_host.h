@@ -42,9 +42,9 @@ class SpankHost {
   virtual const char* StrError(spank_err_t rc) = 0;
   // Writes `value` over the existing value of `name` in the job's
   // environment (S_JOB_ENV) without reallocating anything, when it fits
-  // (OverwriteEnvEntry); false otherwise. For a child forked in task_init:
-  // spank_setenv there writes a quarter MiB of fresh heap (Slurm's
-  // setenvf), each page a copy-on-write fault.
+  // (OverwriteEnvEntry); false otherwise. For the relay's child:
+  // spank_setenv xmallocs and zeroes a quarter MiB (Slurm's setenvf), each
+  // page a copy-on-write fault when the child was forked.
   virtual bool OverwriteEnv(const char* name, const char* value) = 0;
 
   // srun/sbatch/salloc's own environment (getenv, setenv(..., 1),
