@@ -49,24 +49,7 @@ for rep in $(seq "$reps"); do
   sweep "$rep" 131072 4194304 "$mid" $((mid / 10))
   sweep "$rep" 8388608 67108864 5 1
 done
-python3 - "$tmp/results" "$ranks" "$reps" "$hog" <<'EOF'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-ranks, reps, hog = sys.argv[2], sys.argv[3], sys.argv[4] == "1"
-data, wrong = {}, 0
-for tool, _, size, t, busbw, bad in rows:
-    data.setdefault((tool, int(size)), []).append((float(t), float(busbw)))
-    wrong += int(bad)
-print(f"# all-reduce float32 sum, {ranks} ranks on one machine, medians of {reps} interleaved runs"
-      + (", a busy loop per core beside them" if hog else ""))
-print(f"# {'size(B)':>10} {'dt us':>9} {'mpi us':>9} {'lat ratio':>9} {'dt GB/s':>8} {'mpi GB/s':>8} {'bw ratio':>8}")
-for size in sorted({s for _, s in data}):
-    d, m = data.get(("dt", size)), data.get(("mpi", size))
-    if not d or not m:
-        continue
-    dt_t, mpi_t = statistics.median(x[0] for x in d), statistics.median(x[0] for x in m)
-    dt_b, mpi_b = statistics.median(x[1] for x in d), statistics.median(x[1] for x in m)
-    print(f"  {size:>10} {dt_t:9.2f} {mpi_t:9.2f} {mpi_t / dt_t:8.2f}x {dt_b:8.3f} {mpi_b:8.3f} {dt_b / mpi_b if mpi_b else 0:7.2f}x")
-print(f"# wrong elements (both tools, every size): {wrong}")
-print("# lat ratio = MPI time / dist-train time, bw ratio = dist-train / MPI busbw: > 1 means dist-train is faster")
-EOF
+beside=""
+[[ $hog != 1 ]] || beside=", a busy loop per core beside them"
+python3 "$repo/bench/ratio_table.py" "$tmp/results" \
+  "all-reduce float32 sum, $ranks ranks on one machine, medians of $reps interleaved runs$beside" dt mpi

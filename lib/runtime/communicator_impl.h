@@ -134,6 +134,8 @@ class CommunicatorImpl {
   // More ranks on this machine than it has CPUs: barrier waiters yield to
   // each other instead of spinning long.
   bool shm_oversubscribed = false;
+  // Small socket transfers spin before they sleep (SocketSpinPays).
+  bool socket_spin = false;
   std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer
   std::vector<char> scratch;          // see Scratch()
 };
@@ -163,6 +165,10 @@ Status ConnectLeaderRing(CommunicatorImpl* comm);
 // ---- tcp_ring.cc ----
 
 inline int Mod(int a, int n) { return ((a % n) + n) % n; }
+// Whether small socket transfers should spin before sleeping: this
+// process may run on more than one CPU and this machine has more CPUs than
+// its `local_ranks`.
+bool SocketSpinPays(int local_ranks);
 // Segment i of `count` elements split n ways starts here.
 size_t SegmentStart(size_t count, int n, int i);
 Status RingReduceScatter(CommunicatorImpl* comm,

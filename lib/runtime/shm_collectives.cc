@@ -108,6 +108,7 @@ Status SetupShm(CommunicatorImpl* comm) {
   DT_RETURN_IF_ERROR(ShmWanted(comm, &wanted));
   GroupByHost(comm);
   const int n = static_cast<int>(comm->local_ranks.size());
+  comm->socket_spin = SocketSpinPays(n);
   if (comm->leaders.size() == static_cast<size_t>(comm->size))
     return Status::OK();  // one rank per machine: nothing to share
   // 1 MiB per slot: 4 ranks' two sets stay in cache (measured best among
