@@ -341,6 +341,38 @@ TEST(CommunicatorTest, SmallAndChunkedPathsGiveTheSameBitsOnEveryRank) {
   EXPECT_EQ(RunRanks(n, Base(n, FreePort()), fn), std::vector<int>(n, 0));
 }
 
+// Vectors of up to 24 bytes travel in the ranks' barrier-counter cache
+// lines, two sets alternating: back to back, with every call's values new
+// and one rank now and then late, no rank may read a contribution the next
+// call already overwrote.
+TEST(CommunicatorTest, BackToBackTinyAllReducesNeverMixCalls) {
+  const int n = 3;
+  auto fn = [](const Options& o) {
+    std::unique_ptr<Communicator> c;
+    Status s = Communicator::Create(o, &c);
+    CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+    const int r = c->rank();
+    for (int call = 0; call < 3000; ++call) {
+      const size_t count = 1 + call % 6;  // 4-24 bytes
+      if (call % 500 == 0 && r == call / 500 % n) usleep(2000);
+      std::vector<int32_t> v(count);
+      for (size_t i = 0; i < count; ++i)
+        v[i] = call * 1000 + r * 10 + static_cast<int32_t>(i);
+      CHILD_CHECK(c->AllReduce(v.data(), v.data(), count, DataType::kInt32,
+                               ReduceOp::kSum)
+                      .ok(),
+                  "call %d", call);
+      for (size_t i = 0; i < count; ++i) {
+        int32_t want = 3 * (call * 1000 + static_cast<int32_t>(i)) + 30;
+        CHILD_CHECK(v[i] == want, "call %d [%zu]: %d != %d", call, i, v[i],
+                    want);
+      }
+    }
+    return 0;
+  };
+  EXPECT_EQ(RunRanks(n, Base(n, FreePort()), fn), std::vector<int>(n, 0));
+}
+
 // Waits (up to 10 s) until something accepts connections on port: rank 0's
 // server, started by a forked job (a fixed sleep flakes on a loaded machine).
 void WaitUntilListening(int port) {

@@ -109,6 +109,10 @@ std::atomic<uint32_t>* ShmSegment::wake() const {
   return reinterpret_cast<std::atomic<uint32_t>*>(base_ + kLine * ranks_);
 }
 std::atomic<uint32_t>* ShmSegment::sleepers() const { return wake() + 1; }
+char* ShmSegment::line_payload(int set, int rank) const {
+  static_assert(sizeof(uint64_t) + 2 * kLinePayload <= kLine);
+  return base_ + kLine * rank + sizeof(uint64_t) + kLinePayload * set;
+}
 char* ShmSegment::slot(int set, int rank) const {
   return base_ + kLine * (ranks_ + 1) + chunk_ * ((ranks_ + 1) * set + rank);
 }

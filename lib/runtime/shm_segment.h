@@ -3,10 +3,10 @@
 // A shared-memory segment for the ranks of one machine: rank 0 creates it
 // under a random name (mode 0600), the others open it, and rank 0 unlinks
 // the name as soon as everyone has it mapped, so nothing is left behind even
-// after kill -9. Layout: one cache line per rank for its barrier counter,
-// one for the wake-up word (a futex the last rank at a barrier bumps) and
-// the count of its sleepers, then
-// two sets of (one slot per rank + one result area), `chunk` bytes each.
+// after kill -9. Layout: one cache line per rank for its barrier counter
+// (and two line payloads), one for the wake-up word (a futex the last rank at a
+// barrier bumps) and the count of its sleepers, then two sets of (one slot per
+// rank + one result area), `chunk` bytes each.
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
 #define DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
@@ -47,6 +47,11 @@ class ShmSegment {
   // How many ranks sleep on wake() (same cache line): the last rank at a
   // barrier makes the wake-up syscall only when someone sleeps.
   std::atomic<uint32_t>* sleepers() const;
+  // Beside each rank's counter, in its cache line: two sets of
+  // kLinePayload bytes for the smallest vectors, which a rank waiting for
+  // the counter then reads without another cache miss.
+  static constexpr size_t kLinePayload = 24;
+  char* line_payload(int set, int rank) const;
   // Two sets of slots and result areas, used by alternate chunks.
   char* slot(int set, int rank) const;
   char* result(int set) const;
