@@ -115,10 +115,15 @@ $(LIB_SO): $(SO_OBJS) lib/dist_train.lds
 # The plugin resolves slurm_* / spank_* from the process that loads it
 # (srun, sbatch, slurmstepd); the version script exports only the SPANK
 # entry points so none of our or libstdc++'s symbols leak into slurmstepd.
+# libstdc++ and libgcc are linked in (only what the plugin uses, kept
+# local): every step's slurmstepd loads the plugin afresh, and loading
+# libstdc++.so into a C process cost ~1 ms of its ~2.5 ms dlopen
+# (docs/admin-guide.md, "What a step costs").
+PLUGIN_LDFLAGS := -shared $(LINK_HARDEN) $(LDFLAGS) -static-libstdc++ -static-libgcc \
+    -Wl,--exclude-libs,ALL -Wl,--version-script=spank/spank_dist_train.lds
 $(PLUGIN): $(SPANK_OBJS) $(LIB_A) spank/spank_dist_train.lds
 	@mkdir -p $(dir $@)
-	$(CXX) -shared $(LINK_HARDEN) $(LDFLAGS) -Wl,--version-script=spank/spank_dist_train.lds \
-	    -o $@.tmp $(SPANK_OBJS) $(LIB_A) $(HWLOC_LIBS)
+	$(CXX) $(PLUGIN_LDFLAGS) -o $@.tmp $(SPANK_OBJS) $(LIB_A) $(HWLOC_LIBS)
 	mv -f $@.tmp $@
 
 # The plugin as if built for Slurm 21.08: what Slurm does with a plugin of
@@ -128,7 +133,7 @@ $(BUILD)/tests/plugin_2108.o: spank/plugin.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(ALL_CXXFLAGS) -DDT_SLURM_VERSION='"21.08.8"' -DDT_PLUGIN_VERSION=0x150808 -c $< -o $@
 $(OTHER_RELEASE_PLUGIN): $(filter-out %/plugin.o,$(SPANK_OBJS)) $(BUILD)/tests/plugin_2108.o $(LIB_A)
-	$(CXX) -shared $(LINK_HARDEN) $(LDFLAGS) -Wl,--version-script=spank/spank_dist_train.lds -o $@ $^ $(HWLOC_LIBS)
+	$(CXX) $(PLUGIN_LDFLAGS) -o $@ $^ $(HWLOC_LIBS)
 other-release-plugin: $(OTHER_RELEASE_PLUGIN)
 
 # Every program: its main object, the library archive, one link rule
