@@ -22,24 +22,10 @@ reps=${1:-3} hog=${2:-0}
 bench="$repo/build/tools/dt-bench"
 [[ -x $bench ]] || { echo "build first: make" >&2; exit 1; }
 command -v srun >/dev/null || { echo "no srun: start a cluster first" >&2; exit 1; }
-if ! command -v mpicc >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openmpi-bin libopenmpi-dev >/dev/null
-fi
-tmp=$(mktemp -d)
+# shellcheck source=bench/mpi_common.bash
+source "$repo/bench/mpi_common.bash"
 chmod 755 "$tmp" # the nodes run the MPI program from here
-hogs=()
-cleanup() {
-  ((${#hogs[@]} == 0)) || kill "${hogs[@]}" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-mpicc -O2 -o "$tmp/mpi_allreduce" "$repo/bench/mpi_allreduce.c"
-if [[ $hog == 1 ]]; then
-  for _ in $(seq "$(nproc)"); do
-    (while :; do :; done) &
-    hogs+=($!)
-  done
-fi
+[[ $hog != 1 ]] || start_hogs
 columns() { awk -v t="$1" -v r="$2" '/^ +[0-9]/ {print t, r, $1, $2, $4, $5}'; }
 sweep() { # sweep PER_NODE REP MIN MAX ITERS WARMUP -> lines in $tmp/PER_NODE
   local per=$1 rep=$2 yield=0 out="$tmp/$1"

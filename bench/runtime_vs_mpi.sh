@@ -3,8 +3,7 @@
 # float32 sum from 4 B to 64 MiB, both timed alike (a barrier before each
 # call, the mean over the timed calls, the slowest rank's), repetitions
 # interleaved, medians compared. Needs a built tree (make); installs
-# Debian's openmpi-bin/libopenmpi-dev when missing (as root; they pull in
-# libhwloc-plugins, whose libxml2 reader hwloc then prefers for XML files).
+# Debian's Open MPI when missing (bench/mpi_common.bash).
 #   bench/runtime_vs_mpi.sh [RANKS=2] [REPS=3] [HOG=0]
 # HOG=1 runs a busy loop per core beside the ranks (Open MPI then gets
 # mpi_yield_when_idle=1, the fair setting when ranks share cores).
@@ -13,24 +12,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 ranks=${1:-2} reps=${2:-3} hog=${3:-0}
 run="$repo/build/tools/dt-run" bench="$repo/build/tools/dt-bench"
 [[ -x $bench ]] || { echo "build first: make" >&2; exit 1; }
-if ! command -v mpicc >/dev/null; then
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openmpi-bin libopenmpi-dev >/dev/null
-fi
-tmp=$(mktemp -d)
-hogs=()
-cleanup() {
-  ((${#hogs[@]} == 0)) || kill "${hogs[@]}" 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-mpicc -O2 -o "$tmp/mpi_allreduce" "$repo/bench/mpi_allreduce.c"
+# shellcheck source=bench/mpi_common.bash
+source "$repo/bench/mpi_common.bash"
 mpi_args=(--allow-run-as-root --oversubscribe -np "$ranks")
 if [[ $hog == 1 ]]; then
   mpi_args+=(--mca mpi_yield_when_idle 1)
-  for _ in $(seq "$(nproc)"); do
-    (while :; do :; done) &
-    hogs+=($!)
-  done
+  start_hogs
 fi
 # Small sizes need many calls for a stable mean, large ones few.
 sweep() { # sweep MIN MAX ITERS WARMUP -> "size time busbw wrong" lines, both tools
