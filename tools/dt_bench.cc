@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     if (!s.ok()) return Failed(s);
     double algbw = bytes / mean_t / 1e9, busbw = algbw * 2 * (n - 1) / n;
     if (r == 0)
-      printf("  %12zu %10.1f %12.3f %12.3f %8d\n", bytes, mean_t * 1e6, algbw,
+      printf("  %12zu %10.2f %12.3f %12.3f %8d\n", bytes, mean_t * 1e6, algbw,
              busbw, all_wrong);
     wrong_total += all_wrong;
   }

@@ -137,7 +137,9 @@ int AllCollectives(const Options& o) {
   Status s = Communicator::Create(o, &c);
   CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
   const int n = c->size(), r = c->rank();
-  for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}}) {
+  // 33: 2-5 tagged lines (reduce-scatter slices end inside a line).
+  for (size_t count :
+       {size_t{0}, size_t{1}, size_t{7}, size_t{33}, size_t{1000}}) {
     for (DataType t : kTypes) {
       size_t es = DataTypeSize(t);
       for (ReduceOp op : kOps) {
@@ -341,11 +343,11 @@ TEST(CommunicatorTest, SmallAndChunkedPathsGiveTheSameBitsOnEveryRank) {
   EXPECT_EQ(RunRanks(n, Base(n, FreePort()), fn), std::vector<int>(n, 0));
 }
 
-// Vectors of up to 24 bytes travel in the ranks' barrier-counter cache
-// lines, two sets alternating: back to back, with every call's values new
+// Vectors of up to 280 bytes travel in the ranks' tagged barrier lines,
+// two sets alternating by epoch: back to back, with every call's values new
 // and one rank now and then late, no rank may read a contribution the next
 // call already overwrote.
-TEST(CommunicatorTest, BackToBackTinyAllReducesNeverMixCalls) {
+TEST(CommunicatorTest, BackToBackSmallAllReducesNeverMixCalls) {
   const int n = 3;
   auto fn = [](const Options& o) {
     std::unique_ptr<Communicator> c;
@@ -353,7 +355,7 @@ TEST(CommunicatorTest, BackToBackTinyAllReducesNeverMixCalls) {
     CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
     const int r = c->rank();
     for (int call = 0; call < 3000; ++call) {
-      const size_t count = 1 + call % 6;  // 4-24 bytes
+      const size_t count = 1 + call % 75;  // 4-300 B: 1-5 lines, a slot
       if (call % 500 == 0 && r == call / 500 % n) usleep(2000);
       std::vector<int32_t> v(count);
       for (size_t i = 0; i < count; ++i)

@@ -14,10 +14,14 @@
 namespace dist_train {
 namespace {
 constexpr size_t kLine = 64;
+
+size_t LineBytes(int ranks) {
+  return kLine * (2 * ShmSegment::kLines * ranks + 1);
 }
+}  // namespace
 
 size_t ShmSegment::Bytes(int ranks, size_t chunk) {
-  return kLine * (ranks + 1) + 2 * chunk * (ranks + 1);
+  return LineBytes(ranks) + 2 * chunk * (ranks + 1);
 }
 
 ShmSegment::~ShmSegment() { Reset(); }
@@ -102,19 +106,21 @@ void ShmSegment::Unlink() {
   name_.clear();
 }
 
-std::atomic<uint64_t>* ShmSegment::counter(int rank) const {
-  return reinterpret_cast<std::atomic<uint64_t>*>(base_ + kLine * rank);
+std::atomic<uint64_t>* ShmSegment::tag(int rank, int set, int line) const {
+  return reinterpret_cast<std::atomic<uint64_t>*>(
+      base_ + kLine * ((rank * 2 + set) * kLines + line));
+}
+char* ShmSegment::line_payload(int rank, int set, int line) const {
+  static_assert(sizeof(uint64_t) + kLinePayload == kLine);
+  return reinterpret_cast<char*>(tag(rank, set, line) + 1);
 }
 std::atomic<uint32_t>* ShmSegment::wake() const {
-  return reinterpret_cast<std::atomic<uint32_t>*>(base_ + kLine * ranks_);
+  return reinterpret_cast<std::atomic<uint32_t>*>(base_ + LineBytes(ranks_) -
+                                                  kLine);
 }
 std::atomic<uint32_t>* ShmSegment::sleepers() const { return wake() + 1; }
-char* ShmSegment::line_payload(int set, int rank) const {
-  static_assert(sizeof(uint64_t) + 2 * kLinePayload <= kLine);
-  return base_ + kLine * rank + sizeof(uint64_t) + kLinePayload * set;
-}
 char* ShmSegment::slot(int set, int rank) const {
-  return base_ + kLine * (ranks_ + 1) + chunk_ * ((ranks_ + 1) * set + rank);
+  return base_ + LineBytes(ranks_) + chunk_ * ((ranks_ + 1) * set + rank);
 }
 char* ShmSegment::result(int set) const { return slot(set, ranks_); }
 

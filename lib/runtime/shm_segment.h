@@ -3,10 +3,12 @@
 // A shared-memory segment for the ranks of one machine: rank 0 creates it
 // under a random name (mode 0600), the others open it, and rank 0 unlinks
 // the name as soon as everyone has it mapped, so nothing is left behind even
-// after kill -9. Layout: one cache line per rank for its barrier counter
-// (and two line payloads), one for the wake-up word (a futex the last rank at a
-// barrier bumps) and the count of its sleepers, then two sets of (one slot per
-// rank + one result area), `chunk` bytes each.
+// after kill -9. Layout: per rank, two sets (barrier epochs alternate) of
+// kLines cache lines, each a tag (an epoch) and kLinePayload bytes: the
+// first tag is the rank's barrier counter, the payloads carry the smallest
+// vectors; then one line for the wake-up word (a futex the last rank at a
+// barrier bumps) and the count of its sleepers, then two sets of (one slot
+// per rank + one result area), `chunk` bytes each.
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
 #define DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
@@ -42,16 +44,18 @@ class ShmSegment {
   void Unlink();  // rank 0, once every rank mapped it
   void Reset();   // unmap
 
-  std::atomic<uint64_t>* counter(int rank) const;
+  // Line `line` of `rank`'s lines for barrier epochs of parity `set`: its
+  // tag (line 0's is the barrier counter) and payload. A rank waiting at a
+  // barrier reads every tag of the lines in use, so the payloads arrive
+  // with the barrier, in one round of cache misses, not two.
+  static constexpr int kLines = 5;
+  static constexpr size_t kLinePayload = 56;
+  std::atomic<uint64_t>* tag(int rank, int set, int line) const;
+  char* line_payload(int rank, int set, int line) const;
   std::atomic<uint32_t>* wake() const;
   // How many ranks sleep on wake() (same cache line): the last rank at a
   // barrier makes the wake-up syscall only when someone sleeps.
   std::atomic<uint32_t>* sleepers() const;
-  // Beside each rank's counter, in its cache line: two sets of
-  // kLinePayload bytes for the smallest vectors, which a rank waiting for
-  // the counter then reads without another cache miss.
-  static constexpr size_t kLinePayload = 24;
-  char* line_payload(int set, int rank) const;
   // Two sets of slots and result areas, used by alternate chunks.
   char* slot(int set, int rank) const;
   char* result(int set) const;

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <vector>
 
 namespace dist_train {
 namespace {
@@ -36,6 +37,42 @@ TEST(ShmSegmentTest, OthersMapWhatTheLeaderMadeAndNothingIsLeft) {
   ASSERT_TRUE(again.CreateNamed(name + ".0", 2, 4096).ok());
   EXPECT_FALSE(twice.CreateNamed(name + ".0", 2, 4096).ok());
   again.Unlink();
+}
+
+TEST(ShmSegmentTest, EveryLineSlotAndWordHasItsOwnBytes) {
+  const int ranks = 3;
+  const size_t chunk = 4096;
+  ShmSegment seg;
+  std::string name;
+  ASSERT_TRUE(seg.Create(ranks, chunk, &name).ok());
+  // Every byte written once, by whichever part owns it; a second owner
+  // (two parts overlapping) or a part outside the segment fails.
+  std::vector<int> owner(ShmSegment::Bytes(ranks, chunk), -1);
+  const char* base = reinterpret_cast<char*>(seg.tag(0, 0, 0));  // first
+  int part = 0;
+  auto claim = [&](const void* p, size_t len) {
+    size_t at = static_cast<const char*>(p) - base;
+    ASSERT_LE(at + len, owner.size()) << "part " << part;
+    for (size_t i = at; i < at + len; ++i) {
+      ASSERT_EQ(owner[i], -1) << "part " << part << " byte " << i;
+      owner[i] = part;
+    }
+    ++part;
+  };
+  for (int r = 0; r < ranks; ++r) {
+    for (int set = 0; set < 2; ++set) {
+      for (int line = 0; line < ShmSegment::kLines; ++line) {
+        std::atomic<uint64_t>* tag = seg.tag(r, set, line);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(tag) % 64, 0u);  // own line
+        claim(tag, sizeof(*tag));
+        claim(seg.line_payload(r, set, line), ShmSegment::kLinePayload);
+      }
+      claim(seg.slot(set, r), chunk);
+    }
+  }
+  claim(seg.wake(), sizeof(uint32_t));
+  claim(seg.sleepers(), sizeof(uint32_t));
+  for (int set = 0; set < 2; ++set) claim(seg.result(set), chunk);
 }
 
 // Runs `fn` in a child as user and group 65534 (nobody); its exit status.
