@@ -138,18 +138,6 @@ class CommunicatorImpl {
   // More ranks on this machine than it has CPUs: barrier waiters yield to
   // each other instead of spinning long.
   bool shm_oversubscribed = false;
-  // Oversubscribed, the chunked all-reduce steps through shm_step bytes at
-  // a time while the CPUs are the ranks' own, through the whole slot
-  // (several times larger: fewer barriers, each of which may cost a time
-  // slice) while another process takes them: for kContendedCalls chunked
-  // all-reduces after a waiter lost its CPU. Every rank's state rides in
-  // its barrier counter, and all take the big step when any rank's says so
-  // (ShmContended): they all read the same counters, so agree.
-  size_t shm_step = 0;
-  int shm_contended = 0;
-  bool shm_contended_seen = false;
-  void NoteContended();
-  bool ShmContended() const;
   // Small socket transfers spin before they sleep (SocketSpinPays).
   bool socket_spin = false;
   std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer

@@ -729,56 +729,11 @@ TEST(CommunicatorTest, SocketsSpinOnlyWithACpuToSpare) {
   }).join();
 }
 
-// The larger steps start at the same call on every rank: a rank's
-// "contended" rides in the top bit of its barrier counter, and every rank
-// decides from the counters of the last barrier, which are the same words
-// for all of them.
-TEST(CommunicatorTest, EveryRankReadsTheSameContendedAnswer) {
-  const int n = 3;
-  std::vector<std::unique_ptr<CommunicatorImpl>> views;
-  std::string name;
-  for (int r = 0; r < n; ++r) {
-    views.push_back(std::make_unique<CommunicatorImpl>());
-    CommunicatorImpl& v = *views.back();
-    v.local_ranks = {0, 1, 2};
-    v.local_rank = r;
-    v.shm_epoch = 5;
-    ASSERT_TRUE(r == 0 ? v.shm.Create(n, 64 << 10, &name).ok()
-                       : v.shm.Open(name, n, 64 << 10).ok());
-  }
-  ShmSegment& seg = views[0]->shm;
-  for (int r = 0; r < n; ++r) seg.tag(r, 1, 0)->store(5);
-  for (auto& v : views) {
-    EXPECT_FALSE(v->ShmContended()) << "rank " << v->local_rank;
-    EXPECT_TRUE(v->ShmBarrierDone(1));
-  }
-  seg.tag(2, 1, 0)->store(5 | uint64_t{1} << 63);  // rank 2 lost its CPU
-  for (auto& v : views) {
-    EXPECT_TRUE(v->ShmContended()) << "rank " << v->local_rank;
-    EXPECT_TRUE(v->ShmBarrierDone(1)) << "the bit is not part of the epoch";
-    v->shm_epoch = 6;  // the next barrier: nobody is there yet
-    EXPECT_FALSE(v->ShmBarrierDone(1));
-    v->shm_epoch = 5;
-  }
-  // A rank's own barrier sets the bit while it is contended, not after.
-  CommunicatorImpl& r0 = *views[0];
-  r0.shm_contended = 1;
-  r0.shm_epoch = 6;  // its next barrier is epoch 7: set 1
-  r0.local_ranks = {0};
-  ASSERT_TRUE(r0.ShmBarrier().ok());
-  EXPECT_EQ(seg.tag(0, 1, 0)->load(), 7 | uint64_t{1} << 63);
-  r0.shm_contended = 0;
-  ASSERT_TRUE(r0.ShmBarrier().ok());
-  EXPECT_EQ(seg.tag(0, 0, 0)->load(), 8u);
-}
-
-// More ranks than CPUs; rank 0 shares its CPU with a busy process, the
-// others share another one. Rank 0's yields lose its CPU for whole time
-// slices, so it switches to the larger shared-memory steps (and says so,
-// once); the others must switch at the same call, or the ranks' chunks
-// and barriers no longer match. Exit code 0: right results and this rank
-// noticed; 7: right results, not noticed.
-TEST(CommunicatorTest, RanksBesideABusyProcessAgreeOnLargerSteps) {
+// More ranks than CPUs take larger slots (4 MiB here): with a busy process
+// on rank 0's CPU and the other ranks sharing another, large all-reduces
+// across several slots still give every rank the right result, call after
+// call.
+TEST(CommunicatorTest, MoreRanksThanCpusBesideABusyProcessStayRight) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (cpus > 7) GTEST_SKIP() << "needs more ranks than CPUs (" << cpus << ")";
   const int n = static_cast<int>(cpus) + 1;
@@ -803,16 +758,12 @@ TEST(CommunicatorTest, RanksBesideABusyProcessAgreeOnLargerSteps) {
   }
   auto fn = [&](const Options& o) {
     CHILD_CHECK(pin(usable[o.rank == 0 ? 0 : 1]), "pinning rank %d", o.rank);
-    char log[] = "/tmp/dt-contended-XXXXXX";
-    int fd = mkstemp(log);
-    CHILD_CHECK(fd >= 0 && dup2(fd, 2) == 2, "stderr to %s", log);
-    unlink(log);
     std::unique_ptr<Communicator> c;
     Status s = Communicator::Create(o, &c);
     CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
-    const size_t count = 3 << 20;  // 12 MiB: 12 steps of 1 MiB, 3 of 4 MiB
+    const size_t count = (3 << 20) + 5;  // 12 MiB and a bit: 4 slots
     std::vector<int32_t> v(count);
-    for (int call = 0; call < 6; ++call) {
+    for (int call = 0; call < 4; ++call) {
       for (size_t i = 0; i < count; ++i)
         v[i] = static_cast<int32_t>(i % 1000) + c->rank() + call;
       s = c->AllReduce(v.data(), v.data(), count, DataType::kInt32,
@@ -825,21 +776,12 @@ TEST(CommunicatorTest, RanksBesideABusyProcessAgreeOnLargerSteps) {
                     want);
       }
     }
-    char text[4096] = {0};
-    ssize_t got = pread(fd, text, sizeof(text) - 1, 0);
-    return got > 0 && strstr(text, "another process takes this machine's CPUs")
-               ? 0
-               : 7;
+    return 0;
   };
   std::vector<int> codes = RunRanks(n, Base(n, FreePort()), fn);
   kill(hog, SIGKILL);
   waitpid(hog, nullptr, 0);
-  int noticed = 0;
-  for (int code : codes) {
-    EXPECT_TRUE(code == 0 || code == 7) << "a rank failed: " << code;
-    noticed += code == 0;
-  }
-  EXPECT_GE(noticed, 1) << "no rank saw the busy process";
+  EXPECT_EQ(codes, std::vector<int>(n, 0));
 }
 
 }  // namespace

@@ -49,11 +49,6 @@ constexpr auto kLongYield = std::chrono::microseconds(500);
 // All-reduces up to this size take the one-barrier path.
 constexpr size_t kShmSmallBytes = 16 << 10;
 
-// A barrier counter's top bit: the rank saw its CPU taken by another
-// process lately (CommunicatorImpl::shm_contended); the rest, the epoch.
-constexpr uint64_t kContendedBit = uint64_t{1} << 63;
-constexpr int kContendedCalls = 16;
-
 void FutexWakeAll(std::atomic<uint32_t>* word) {
   syscall(SYS_futex, FutexWord(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
@@ -118,8 +113,11 @@ Status SetupShm(CommunicatorImpl* comm) {
     return Status::OK();  // one rank per machine: nothing to share
   // 1 MiB per slot: 4 ranks' two sets stay in cache (measured best among
   // 128 KiB-16 MiB for 64 MiB all-reduces on 4 ranks). With more ranks
-  // than CPUs the slots are up to 4 MiB (48 MiB in all at most, room in
-  // Docker's 64 MiB /dev/shm) for the contended steps (shm_contended).
+  // than CPUs, up to 4 MiB (48 MiB in all at most, room in Docker's 64 MiB
+  // /dev/shm): a quarter of the barriers, each of which may cost a time
+  // slice when something else wants the CPUs too (4 ranks on 2 CPUs beside
+  // a busy loop per CPU, 4-64 MiB: 0.8-1.0x pinned Gloo with 1 MiB,
+  // 2.6-2.8x with 4 MiB; idle, 64 MiB: 3.3-4.1 GB/s against 3.9-4.9).
   const size_t step =
       std::max<size_t>(64 << 10, std::min<size_t>(1 << 20, (64 << 20) / n)) &
       ~size_t{63};
@@ -155,7 +153,6 @@ Status SetupShm(CommunicatorImpl* comm) {
   }
   comm->hierarchical = comm->leaders.size() > 1;
   comm->shm_oversubscribed = oversubscribed;
-  comm->shm_step = step;
   return Status::OK();
 }
 
@@ -193,9 +190,7 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
   const int set = static_cast<int>(shm_epoch & 1);
   for (int line = lines - 1; line > 0; --line)
     shm.tag(local_rank, set, line)->store(shm_epoch, std::memory_order_release);
-  shm.tag(local_rank, set, 0)
-      ->store(shm_epoch | (shm_contended > 0 ? kContendedBit : 0),
-              std::memory_order_seq_cst);
+  shm.tag(local_rank, set, 0)->store(shm_epoch, std::memory_order_seq_cst);
   Deadline deadline{};
   std::optional<Clock::time_point> spin_end, last_poll;
   bool yielded_long = false;
@@ -236,7 +231,6 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
       Clock::time_point before = Clock::now();
       sched_yield();
       yielded_long = Clock::now() - before > kLongYield;
-      if (yielded_long) NoteContended();
       continue;
     }
     uint32_t seen = shm.wake()->load(std::memory_order_seq_cst);
@@ -260,8 +254,7 @@ bool CommunicatorImpl::ShmBarrierDone(int lines) {
             set = static_cast<int>(shm_epoch & 1);
   bool done = true;
   for (int r = 0; r < n; ++r) {
-    done &= (shm.tag(r, set, 0)->load(std::memory_order_seq_cst) &
-             ~kContendedBit) >= shm_epoch;
+    done &= shm.tag(r, set, 0)->load(std::memory_order_seq_cst) >= shm_epoch;
     for (int line = 1; line < lines; ++line)
       done &=
           shm.tag(r, set, line)->load(std::memory_order_acquire) >= shm_epoch;
@@ -332,33 +325,6 @@ Status CommunicatorImpl::ShmReduceInLines(const char* src, size_t count,
   return Status::OK();
 }
 
-// A waiter's yield gave its CPU away for long: another process takes this
-// machine's CPUs. Said once per communicator.
-void CommunicatorImpl::NoteContended() {
-  if (!shm_contended_seen) {
-    Log("another process takes this machine's CPUs: shared-memory "
-        "all-reduces step through " +
-        std::to_string(shm.chunk() >> 10) +
-        " KiB at a time while it does (fewer barriers)");
-  }
-  shm_contended_seen = true;
-  shm_contended = kContendedCalls;
-}
-
-// Whether any rank's counter at the last barrier said contended. Every
-// rank reads the same words: a counter of epoch e is written again at
-// e + 2, after every rank passed e + 1, and each reads it before e + 1.
-bool CommunicatorImpl::ShmContended() const {
-  if (shm_epoch == 0) return false;
-  const int n = static_cast<int>(local_ranks.size()),
-            set = static_cast<int>(shm_epoch & 1);
-  for (int r = 0; r < n; ++r) {
-    if (shm.tag(r, set, 0)->load(std::memory_order_acquire) & kContendedBit)
-      return true;
-  }
-  return false;
-}
-
 // Rank `local_rank`'s share of a chunk: elements [lo, hi) of every rank's
 // contribution reduced in rank order into the result area. Its own
 // contribution is read from `mine` (its source), the others' from their
@@ -388,10 +354,7 @@ Status CommunicatorImpl::ShmReduce(const char* src, size_t count, DataType type,
   if (count == 0) return Status::OK();  // every local rank: nothing to wait for
   if (count * elem_size <= std::min(kShmSmallBytes, shm.chunk()))
     return ShmReduceSmall(src, count, type, op, out, out_lo, out_hi);
-  const size_t per_chunk =
-      (ShmContended() ? shm.chunk() : std::min(shm.chunk(), shm_step)) /
-      elem_size;
-  if (shm_contended > 0) --shm_contended;
+  const size_t per_chunk = shm.chunk() / elem_size;
   const int n = static_cast<int>(local_ranks.size());
   for (size_t first = 0; first < count; first += per_chunk) {
     const int set = shm_set;
