@@ -116,8 +116,8 @@ Status SetupShm(CommunicatorImpl* comm) {
   // than CPUs, up to 4 MiB (48 MiB in all at most, room in Docker's 64 MiB
   // /dev/shm): a quarter of the barriers, each of which may cost a time
   // slice when something else wants the CPUs too (4 ranks on 2 CPUs beside
-  // a busy loop per CPU, 4-64 MiB: 0.8-1.0x pinned Gloo with 1 MiB,
-  // 2.6-2.8x with 4 MiB; idle, 64 MiB: 3.3-4.1 GB/s against 3.9-4.9).
+  // a busy loop per CPU, 4-64 MiB: 0.77-1.02x pinned Gloo with 1 MiB,
+  // 2.05-3.12x with 4 MiB; idle, 64 MiB: 3.8-4.2 GB/s against 4.0-4.6).
   const size_t step =
       std::max<size_t>(64 << 10, std::min<size_t>(1 << 20, (64 << 20) / n)) &
       ~size_t{63};
@@ -246,9 +246,9 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
 // A rank's counter is read first (its other lines were tagged before it).
 // With a CPU per rank all tags are read each time, so a waiter's misses on
 // them overlap (2 ranks, 128-256 B: 0.70-0.92 us, 0.73-1.13 stopping at
-// the first untagged line); with more ranks than CPUs it stops at the
-// first untagged line, leaving the lines alone while their writer, maybe
-// on this very CPU, still works.
+// the first untagged line); with more ranks than CPUs it stops after the
+// first rank not there yet, leaving the later ranks' lines alone while
+// their writers, maybe on this very CPU, still work.
 bool CommunicatorImpl::ShmBarrierDone(int lines) {
   const int n = static_cast<int>(local_ranks.size()),
             set = static_cast<int>(shm_epoch & 1);
