@@ -703,6 +703,25 @@ TEST(CommunicatorTest, NoFdLeaksAfterShutdown) {
   EXPECT_EQ(RunRanks(3, Base(3, FreePort()), fn), std::vector<int>(3, 0));
 }
 
+// The CPUs this thread may run on, ascending.
+std::vector<int> AllowedCpus() {
+  cpu_set_t all;
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof(all), &all) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &all)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+// Binds the calling thread to `cpu` alone.
+bool PinTo(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
 // A spinning rank that shares its only CPU with the rank it waits for keeps
 // that rank off it (measured 4-5x slower), and one on a machine with no CPU
 // beyond its ranks' slows the others: spinning pays only with a CPU to
@@ -710,21 +729,14 @@ TEST(CommunicatorTest, NoFdLeaksAfterShutdown) {
 TEST(CommunicatorTest, SocketsSpinOnlyWithACpuToSpare) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   std::thread([cpus] {
-    cpu_set_t all, one;
-    ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
-    if (CPU_COUNT(&all) > 1) {
+    std::vector<int> usable = AllowedCpus();
+    ASSERT_FALSE(usable.empty());
+    if (usable.size() > 1) {
       EXPECT_TRUE(SocketSpinPays(1));
       EXPECT_FALSE(SocketSpinPays(static_cast<int>(cpus)))
           << "no CPU beyond the machine's ranks'";
     }
-    CPU_ZERO(&one);
-    for (int c = 0; c < CPU_SETSIZE; ++c) {
-      if (CPU_ISSET(c, &all)) {
-        CPU_SET(c, &one);
-        break;
-      }
-    }
-    ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+    ASSERT_TRUE(PinTo(usable[0]));
     EXPECT_FALSE(SocketSpinPays(1)) << "bound to one CPU";
   }).join();
 }
@@ -737,27 +749,16 @@ TEST(CommunicatorTest, MoreRanksThanCpusBesideABusyProcessStayRight) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   if (cpus > 7) GTEST_SKIP() << "needs more ranks than CPUs (" << cpus << ")";
   const int n = static_cast<int>(cpus) + 1;
-  cpu_set_t all;
-  ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
-  std::vector<int> usable;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &all)) usable.push_back(c);
-  }
+  const std::vector<int> usable = AllowedCpus();
   if (usable.size() < 2) GTEST_SKIP() << "needs two CPUs";
-  auto pin = [](int cpu) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    return sched_setaffinity(0, sizeof(one), &one) == 0;
-  };
   pid_t hog = fork();
   if (hog == 0) {
-    pin(usable[0]);
+    PinTo(usable[0]);
     for (;;) {
     }
   }
   auto fn = [&](const Options& o) {
-    CHILD_CHECK(pin(usable[o.rank == 0 ? 0 : 1]), "pinning rank %d", o.rank);
+    CHILD_CHECK(PinTo(usable[o.rank == 0 ? 0 : 1]), "pinning rank %d", o.rank);
     std::unique_ptr<Communicator> c;
     Status s = Communicator::Create(o, &c);
     CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
