@@ -158,7 +158,7 @@ $(BUILD)/tools/gen_sbatch.o: ALL_CXXFLAGS += -DDT_TEMPLATE_DIR='"$(TEMPLATE_DIR)
 # The plugin's logic, tested through a fake SpankHost (spank/fake_spank_host.h):
 # all of spank/ but the two files that call Slurm's spank_* functions, which
 # exist only inside srun/sbatch/slurmstepd.
-SPANK_LOGIC_OBJS := $(filter-out %/plugin.o %/slurm_spank_host.o,$(SPANK_OBJS))
+SPANK_LOGIC_OBJS := $(filter-out %/plugin.o %/plugin_new.o %/slurm_spank_host.o,$(SPANK_OBJS))
 $(UNIT): $(TEST_OBJS) $(SPANK_LOGIC_OBJS) $(LIB_A)
 ifneq ($(HAVE_GTEST),yes)
 	@echo "GoogleTest not found at configure time: install libgtest-dev and re-run ./configure" >&2; exit 1

@@ -15,6 +15,7 @@
 #include "relay.h"
 #include "spank_env.h"
 #include "state.h"
+#include "task_arena.h"
 
 namespace dist_train {
 namespace {
@@ -232,11 +233,16 @@ int ApplyTask(SpankHost& host, const PluginState& st, RelayTask* task) {
 int StepdTaskInit(SpankHost& host) {
   PluginState& st = State();
   if (!host.Remote()) return 0;
-  // srun's lookups are for the slurmstepds, not for the program.
-  host.UnsetEnv(kStepFactsVar);
-  if (!st.option_given) return st.deferred.ok() ? RemoveInherited(host) : 0;
   RelayTask task;
-  if (ApplyTask(host, st, &task) != 0) return -1;
+  {
+    // This process was forked from slurmstepd: keep our allocations off
+    // its heap's pages (task_arena.h).
+    TaskArenaScope arena;
+    // srun's lookups are for the slurmstepds, not for the program.
+    host.UnsetEnv(kStepFactsVar);
+    if (!st.option_given) return st.deferred.ok() ? RemoveInherited(host) : 0;
+    if (ApplyTask(host, st, &task) != 0) return -1;
+  }
   // Forks: last, once ApplyTask's memory is freed (freed in the child, each
   // page would be a copy-on-write fault: 4x4 steps measured under perf).
   MaybeStartRelay(host, st, task);

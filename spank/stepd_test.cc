@@ -7,6 +7,7 @@
 #include "contract/step_facts.h"
 #include "fake_spank_host.h"
 #include "state.h"
+#include "task_arena.h"
 
 namespace dist_train {
 namespace {
@@ -64,6 +65,29 @@ TEST_F(StepdTest, TaskInitAppliesTheContractAndDropsStepFacts) {
   }
   EXPECT_TRUE(host_.errors.empty());
   EXPECT_EQ(host_.end_time_rpcs + host_.node_addr_rpcs, 0);
+}
+
+// The plugin's operator new serves task_init from the arena (task_arena.h):
+// every variable is set while it is on, and it is off again after.
+TEST_F(StepdTest, TaskInitRunsInTheArenaAndTurnsItOff) {
+  class Host : public FakeSpankHost {
+   public:
+    spank_err_t SetEnv(const char* name, const char* value,
+                       int overwrite) override {
+      (PluginTaskArena().on() ? in_arena : outside).push_back(name);
+      return FakeSpankHost::SetEnv(name, value, overwrite);
+    }
+    std::vector<std::string> in_arena, outside;
+  } host;
+  static_cast<FakeSpankHost&>(host) = host_;
+  GiveOption("on");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(StepdTaskInit(host), 0);
+  testing::internal::GetCapturedStderr();
+  EXPECT_GT(host.in_arena.size(), 5u);
+  EXPECT_EQ(host.outside, std::vector<std::string>{});
+  EXPECT_FALSE(PluginTaskArena().on());
+  EXPECT_EQ(host.env["RANK"], "1");
 }
 
 TEST_F(StepdTest, TaskInitFailsTheTaskWithTheDeferredError) {
