@@ -83,8 +83,10 @@ const char* ProctrackName(Proctrack p);
 // relay receives nothing, because Slurm skips processes named slurmstepd).
 Proctrack DetectProctrack(std::string_view proc_self_cgroup);
 
-// `configured`, with kAuto resolved from this process's /proc/self/cgroup.
+// `configured`, with kAuto resolved from this process's /proc/self/cgroup
+// (from the file at `cgroup_file`: tests).
 Proctrack ResolveProctrack(Proctrack configured);
+Proctrack ResolveProctrack(Proctrack configured, const char* cgroup_file);
 // The admin's warning signals plus the job's DT_PREEMPT_SIGNAL (null: unset)
 // when it names one that can be a warning (TERM/INT keep their meaning).
 uint64_t WithJobWarningSignal(uint64_t admin_mask,

@@ -16,6 +16,8 @@
 #include <functional>
 #include <string>
 
+#include "testing/testing_files.h"
+
 namespace dist_train {
 namespace {
 
@@ -56,6 +58,26 @@ TEST(SignalRelayTest, DetectsProctrackFromTheTaskCgroup) {
   EXPECT_EQ(DetectProctrack("0::/user.slice/user-0.slice/session-1.scope\n"),
             Proctrack::kPgid);
   EXPECT_EQ(DetectProctrack(""), Proctrack::kPgid);
+}
+
+// The whole file, over several reads: the step's line comes after 8 KiB.
+TEST(SignalRelayTest, ResolvesAutoFromTheWholeCgroupFile) {
+  testing_files::TempDir dir;
+  std::string path = dir.path() + "/cgroup";
+  std::string text;
+  for (int i = 0; text.size() < 8192; ++i)
+    text += std::to_string(i % 12 + 1) + ":memory:/user.slice/padding\n";
+  text += "5:freezer:/slurm_node1/uid_1001/job_17/step_0\n";
+  FILE* f = fopen(path.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(fwrite(text.data(), 1, text.size(), f), text.size());
+  fclose(f);
+  EXPECT_EQ(ResolveProctrack(Proctrack::kAuto, path.c_str()),
+            Proctrack::kCgroup);
+  EXPECT_EQ(ResolveProctrack(Proctrack::kAuto, (path + ".none").c_str()),
+            Proctrack::kPgid);
+  EXPECT_EQ(ResolveProctrack(Proctrack::kLinuxproc, path.c_str()),
+            Proctrack::kLinuxproc);
 }
 
 TEST(SignalRelayTest, ParsesStatusMasks) {
