@@ -18,21 +18,27 @@ Status ReadEnv(SpankHost& host, const char* name,
                std::optional<std::string>* out) {
   out->reset();
   const size_t cap = EnvValueCap(name);
-  // cap + 1: room for a value of exactly `cap` bytes and its NUL.
-  std::vector<char> buf(std::min<size_t>(4096, cap + 1));
+  // Most values fit on the stack: no heap block to zero for each of the
+  // ~50 names task_init reads (task_arena.h). cap + 1: room for a value of
+  // exactly `cap` bytes and its NUL.
+  char small[4096];
+  char* buf = small;
+  size_t size = std::min(sizeof(small), cap + 1);
+  std::vector<char> big;
   for (;;) {
-    spank_err_t rc =
-        host.GetEnv(name, buf.data(), static_cast<int>(buf.size()));
+    spank_err_t rc = host.GetEnv(name, buf, static_cast<int>(size));
     if (rc == ESPANK_SUCCESS) {
-      *out = std::string(buf.data());
+      *out = std::string(buf);
       return Status::OK();
     }
     if (rc != ESPANK_NOSPACE) return Status::OK();  // unset
-    if (buf.size() > cap) {
+    if (size > cap) {
       return Status::InvalidArgument(std::string(name) + " is longer than " +
                                      std::to_string(cap) + " bytes (the cap)");
     }
-    buf.resize(std::min(buf.size() * 4, cap + 1));
+    size = std::min(size * 4, cap + 1);
+    big.resize(size);
+    buf = big.data();
   }
 }
 
