@@ -44,3 +44,21 @@ teardown() {
   [ "$status" -eq 0 ]
   [ "$(sort <<<"$output" | tr '\n' ' ')" = "node1 node2 " ]
 }
+
+# On a loaded machine a daemon's process can take a while to exec; until it
+# does, its command line is local-cluster's own. up used to take that for a
+# dead daemon ("munged exited while waiting for munged socket"). A second
+# cluster, in private network and mount namespaces, beside the running one.
+@test "up on a loaded machine: a daemon still starting is not taken for a dead one" {
+  [[ $(id -u) == 0 ]] || skip "needs root (namespaces, daemons)"
+  run timeout 90 unshare --net --mount --fork --propagation private bash -c '
+    mkdir -p /run/netns && mount -t tmpfs tmpfs /run/netns && ip link set lo up &&
+    export DT_CLUSTER_DIR=/run/dt-slow-start DT_CLUSTER_SPAWN_DELAY=0.3 &&
+    "$1/slurm-docker-cluster/local-cluster" up --nodes 2 >/dev/null &&
+    "$1/slurm-docker-cluster/local-cluster" status &&
+    "$1/slurm-docker-cluster/local-cluster" down' _ "$DT_REPO"
+  echo "$output"
+  [ "$status" -eq 0 ]
+  [[ $output != *"exited while waiting"* ]]
+  [ ! -e /run/dt-slow-start ]
+}
