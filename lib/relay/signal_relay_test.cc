@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <string>
 
@@ -68,10 +69,7 @@ TEST(SignalRelayTest, ResolvesAutoFromTheWholeCgroupFile) {
   for (int i = 0; text.size() < 8192; ++i)
     text += std::to_string(i % 12 + 1) + ":memory:/user.slice/padding\n";
   text += "5:freezer:/slurm_node1/uid_1001/job_17/step_0\n";
-  FILE* f = fopen(path.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  ASSERT_EQ(fwrite(text.data(), 1, text.size(), f), text.size());
-  fclose(f);
+  ASSERT_TRUE(std::ofstream(path) << text);
   EXPECT_EQ(ResolveProctrack(Proctrack::kAuto, path.c_str()),
             Proctrack::kCgroup);
   EXPECT_EQ(ResolveProctrack(Proctrack::kAuto, (path + ".none").c_str()),
