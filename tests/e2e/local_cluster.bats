@@ -62,3 +62,37 @@ teardown() {
   [[ $output != *"exited while waiting"* ]]
   [ ! -e /run/dt-slow-start ]
 }
+
+# Between the moment an exec replaces a process's memory and the moment the new
+# program's arguments are in place, the kernel shows an empty command line. up
+# took a daemon caught there for a dead one (CI, 26.05, under load: "slurmctld
+# exited while waiting for slurmctld to listen"). A child of the sourced script
+# execs 400 times in a row, five times over; polled all the while, it must
+# never be taken for gone while it still runs (before the fix, 15-18 % of the
+# polls did).
+@test "a daemon in the middle of an exec is not taken for a dead one" {
+  run bash -c '
+    source "$1/slurm-docker-cluster/local-cluster"
+    alive() {
+      local s
+      { read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
+      s=${s##*) }
+      [[ ${s:0:1} != [ZX] ]]
+    }
+    chain=()
+    for ((i = 0; i < 400; i++)); do chain+=(env "DT_X=$STATE/x"); done
+    polls=0 wrong=0
+    for round in 1 2 3 4 5; do
+      "${chain[@]}" true &
+      pid=$!
+      while alive "$pid"; do
+        polls=$((polls + 1))
+        is_ours "$pid" || ! alive "$pid" || wrong=$((wrong + 1))
+      done
+      wait "$pid"
+    done
+    echo "polls=$polls wrong=$wrong"
+    ((polls > 100 && wrong == 0))' _ "$DT_REPO"
+  echo "$output"
+  [ "$status" -eq 0 ]
+}
