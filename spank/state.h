@@ -25,6 +25,9 @@ struct PluginState {
   Status deferred;
   std::string first_node_addr;  // master_addr=nodeaddr lookup result
   int64_t job_end_time = 0;     // from slurmctld at step start
+  // The step's node list and its first host, worked out in user_init
+  // (SlurmInputs::first_host_of/first_host); empty when unknown there.
+  std::string first_host_of, first_host;
   // The step's binding, computed once per step per node in user_init.
   bool bound = false;
   NodeModel model;

@@ -67,6 +67,31 @@ TEST_F(StepdTest, TaskInitAppliesTheContractAndDropsStepFacts) {
   EXPECT_EQ(host_.end_time_rpcs + host_.node_addr_rpcs, 0);
 }
 
+// user_init, once per node before the tasks fork, parses the step's node
+// list; every task_init then takes that first host instead of parsing again.
+TEST_F(StepdTest, UserInitWorksOutTheFirstHostForEveryTask) {
+  GiveOption("mode=node");
+  EXPECT_EQ(StepdUserInit(host_), 0);
+  EXPECT_EQ(State().first_host_of, "node[1-2]");
+  EXPECT_EQ(State().first_host, "node1");
+  State().first_host = "from-user-init";
+  EXPECT_EQ(StepdTaskInit(host_), 0);
+  EXPECT_EQ(host_.env.at("MASTER_ADDR"), "from-user-init");
+}
+
+// A node list user_init cannot parse is left to task_init, which fails the
+// task naming it.
+TEST_F(StepdTest, UserInitLeavesABadNodeListToTheTask) {
+  GiveOption("mode=node");
+  host_.env["SLURM_STEP_NODELIST"] = "node[1-";
+  EXPECT_EQ(StepdUserInit(host_), 0);
+  EXPECT_EQ(State().first_host, "");
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(StepdTaskInit(host_), -1);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("SLURM_STEP_NODELIST"),
+            std::string::npos);
+}
+
 // The plugin's operator new serves task_init from the arena (task_arena.h):
 // every variable is set while it is on, and it is off again after.
 TEST_F(StepdTest, TaskInitRunsInTheArenaAndTurnsItOff) {

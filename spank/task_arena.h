@@ -7,9 +7,10 @@
 // up the quarter MiB block that each spank_setenv xmallocs and frees
 // (Slurm's setenvf), so that block moves to fresh pages on every call
 // after ours. Measured in a 4 x 4 step: 84 faults per task, 2.3 ms of CPU;
-// with the arena 20 faults, 1.0 ms (docs/admin-guide.md, "What a step
-// costs"). The plugin's operator new (plugin_new.cc) asks the arena first;
-// memory comes from fresh zero pages of the arena, one after the other.
+// with the arena 20 faults, 1.0 ms; 17 since user_init parses the node
+// list once per node (docs/admin-guide.md, "What a step costs"). The
+// plugin's operator new (plugin_new.cc) asks the arena first; memory comes
+// from fresh zero pages of the arena, one after the other.
 
 #ifndef DIST_TRAIN_SPANK_TASK_ARENA_H_
 #define DIST_TRAIN_SPANK_TASK_ARENA_H_

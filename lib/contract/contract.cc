@@ -40,7 +40,11 @@ Status MasterAddr(const PluginConfig& cfg, const SlurmInputs& in,
   if (list == nullptr) return Status::NotFound(var + " is not set");
   std::string first;
   int count = 0;
-  DT_RETURN_IF_ERROR(FirstHost(*list, var.c_str(), &first, &count));
+  if (!in.first_host.empty() && in.first_host_of == *list) {
+    first = in.first_host;
+  } else {
+    DT_RETURN_IF_ERROR(FirstHost(*list, var.c_str(), &first, &count));
+  }
   if (cfg.master_addr == AddrPolicy::kNodeAddr) {
     if (in.first_node_addr.empty()) {
       return Status::NotFound("master_addr=nodeaddr: no NodeAddr known for " +

@@ -33,6 +33,13 @@ struct SlurmInputs {
   uint32_t global_task_id = 0;  // S_TASK_GLOBAL_ID
   // NodeAddr of the step's first node; needed only for master_addr=nodeaddr.
   std::string first_node_addr;
+  // The first host of `first_host_of`, when the caller worked it out before
+  // (the plugin does so once per node, before slurmstepd forks the tasks:
+  // parsing a node list in a task writes to pages of slurmstepd's heap, each
+  // a copy-on-write fault). Used only while the task's node list is still
+  // exactly `first_host_of`; empty = parse it here.
+  std::string first_host_of;
+  std::string first_host;
   // When the job must end (Unix time, from slurmctld at step start); 0 =
   // unknown or no limit. Exported as DT_JOB_DEADLINE.
   int64_t job_end_time = 0;

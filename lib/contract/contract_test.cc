@@ -290,6 +290,20 @@ TEST(ContractTest, AddressPolicies) {
             "master_addr=nodeaddr: no NodeAddr known for node4");
 }
 
+// A first host worked out before (by the plugin, once per node) is taken
+// while the task's node list is that very list, and only then.
+TEST(ContractTest, AKnownFirstHostIsUsedOnlyForItsOwnList) {
+  SlurmInputs in = TaskOf("node[4-5]", {1, 1}, 1);
+  in.first_host_of = "node[4-5]";
+  in.first_host = "known";
+  EXPECT_EQ(Plan(in)["MASTER_ADDR"], "known");
+  in.first_host_of = "node[6-7]";
+  EXPECT_EQ(Plan(in)["MASTER_ADDR"], "node4");
+  in.first_host_of = "node[4-5]";
+  in.env["SLURM_STEP_NODELIST"] = "node[2-5]";
+  EXPECT_EQ(Plan(in)["MASTER_ADDR"], "node2");
+}
+
 TEST(ContractTest, OmpNumThreadsCanBeTurnedOffOrIsUnknown) {
   SlurmInputs in = TaskOf("n1", {1}, 0);
   PluginConfig cfg;

@@ -424,12 +424,28 @@ Proctrack ResolveProctrack(Proctrack configured) {
   return ResolveProctrack(configured, "/proc/self/cgroup");
 }
 
-Proctrack ResolveProctrack(Proctrack configured, const char* cgroup_file) {
-  if (configured != Proctrack::kAuto) return configured;
-  // One line per hierarchy: a few hundred bytes; only what is read is
-  // touched.
+namespace {
+
+// A cgroup file too long for ResolveProctrack's first buffer, whole (its
+// own frame, so that the usual case does not reach 64 KiB down the stack).
+[[gnu::noinline]] Proctrack DetectFromLongFile(const char* cgroup_file) {
   char text[64 << 10];
   ssize_t len = ReadSmallFile(cgroup_file, text, sizeof(text));
+  return DetectProctrack(
+      std::string_view(text, len < 0 ? 0 : static_cast<size_t>(len)));
+}
+
+}  // namespace
+
+Proctrack ResolveProctrack(Proctrack configured, const char* cgroup_file) {
+  if (configured != Proctrack::kAuto) return configured;
+  // One line per hierarchy: a few hundred bytes. A small buffer stays in
+  // stack pages the task already used (a new one is a copy-on-write fault,
+  // perf of 4 x 4 steps); a file that fills it is read again whole.
+  char text[4 << 10];
+  ssize_t len = ReadSmallFile(cgroup_file, text, sizeof(text));
+  if (len >= 0 && static_cast<size_t>(len) + 1 >= sizeof(text))
+    return DetectFromLongFile(cgroup_file);
   return DetectProctrack(
       std::string_view(text, len < 0 ? 0 : static_cast<size_t>(len)));
 }

@@ -78,6 +78,24 @@ TEST(SignalRelayTest, ResolvesAutoFromTheWholeCgroupFile) {
             Proctrack::kLinuxproc);
 }
 
+// The first read takes 4 KiB; a file that fills it is read again whole:
+// the step's line is found when it ends just before, at or after that mark.
+TEST(SignalRelayTest, ResolvesAutoAcrossTheFirstBufferSize) {
+  testing_files::TempDir dir;
+  const std::string step_line =
+      "5:freezer:/slurm_node1/uid_1001/job_17/step_0\n";
+  for (size_t size : {100u, 4094u, 4095u, 4096u, 4097u, 4200u}) {
+    std::string path = dir.path() + "/cgroup" + std::to_string(size);
+    std::string pad = "1:memory:/user.slice/";
+    pad += std::string(size - step_line.size() - pad.size() - 1, 'p') + "\n";
+    ASSERT_EQ(pad.size() + step_line.size(), size);
+    ASSERT_TRUE(std::ofstream(path) << pad << step_line);
+    EXPECT_EQ(ResolveProctrack(Proctrack::kAuto, path.c_str()),
+              Proctrack::kCgroup)
+        << size << " bytes";
+  }
+}
+
 TEST(SignalRelayTest, ParsesStatusMasks) {
   const char kStatus[] =
       "Name:\tpython3\nState:\tS (sleeping)\nSigQ:\t0/63438\n"
