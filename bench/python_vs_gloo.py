@@ -256,10 +256,11 @@ def loadavg():
         return " ".join(f.read().split()[:3])
 
 
-def header(comm, args, torch):
+def header(comm, args, torch, cpus):
+    """`cpus`: the workers' CPUs as nproc(1) counts them, before --pin."""
     import numpy as np
     import dist_train
-    n, cpus = comm.size, len(os.sched_getaffinity(0))  # as nproc(1)
+    n = comm.size
     load = "%d processes oversubscribe %d CPUs" % (n, cpus) if n > cpus else "%d CPUs" % cpus
     print("# python_vs_gloo: %d ranks on 127.0.0.1; nproc %d (%s); load average %s"
           % (n, cpus, load, loadavg()))
@@ -315,8 +316,8 @@ def worker(args):
     import torch
     import torch.distributed as dist
 
+    cpus = sorted(os.sched_getaffinity(0))  # the machine's, before pinning
     if args.pin:
-        cpus = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpus[int(os.environ["RANK"]) % len(cpus)]})
     torch.set_num_threads(1)
     os.environ.setdefault("USE_LIBUV", "0")  # Debian 13+'s torch has no libuv
@@ -325,7 +326,7 @@ def worker(args):
             "gloo", init_method="tcp://127.0.0.1:%d" % args.gloo_port, rank=comm.rank,
             world_size=comm.size, timeout=datetime.timedelta(seconds=args.timeout))
         if comm.rank == 0:
-            header(comm, args, torch)
+            header(comm, args, torch, len(cpus))
         rows = run_sizes(comm, Gloo(torch, dist), args)
         dist.destroy_process_group()
         if rows is None:
