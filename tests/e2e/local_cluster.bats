@@ -92,7 +92,7 @@ teardown() {
       wait "$pid"
     done
     echo "polls=$polls wrong=$wrong"
-    ((polls > 100 && wrong == 0))' _ "$DT_REPO"
+    ((polls > 20 && wrong == 0))' _ "$DT_REPO"
   echo "$output"
   [ "$status" -eq 0 ]
 }
