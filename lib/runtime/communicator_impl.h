@@ -24,6 +24,7 @@
 #include "runtime/nccl_backend.h"
 #include "runtime/shm_segment.h"
 #include "runtime/wire.h"
+#include "runtime/yield_policy.h"
 
 namespace dist_train {
 
@@ -138,6 +139,8 @@ class CommunicatorImpl {
   // More ranks on this machine than it has CPUs: barrier waiters yield to
   // each other instead of spinning long.
   bool shm_oversubscribed = false;
+  // When an oversubscribed barrier waiter yields, when it sleeps.
+  YieldPolicy yield_policy;
   // Small socket transfers spin before they sleep (SocketSpinPays).
   bool socket_spin = false;
   std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer

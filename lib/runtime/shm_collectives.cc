@@ -41,10 +41,10 @@ int* FutexWord(std::atomic<uint32_t>* word) {
 // GB/s with 64 yields before sleeping, 1.7-1.9 GB/s without). With more
 // ranks than CPUs the rank waited for may need this very CPU: then a short
 // spin, and yields (to it) before sleeping (4 ranks on 2 CPUs, 4 bytes:
-// 10-15 us so, 120-220 us with the long spin).
+// 10-15 us so, 120-220 us with the long spin), unless yields lately lost
+// the CPU for long (runtime/yield_policy.h).
 constexpr auto kBarrierSpinTime = std::chrono::microseconds(100);
-constexpr uint64_t kOversubscribedSpins = 1000, kOversubscribedYields = 64;
-constexpr auto kLongYield = std::chrono::microseconds(500);
+constexpr uint64_t kOversubscribedSpins = 1000;
 
 // All-reduces up to this size take the one-barrier path.
 constexpr size_t kShmSmallBytes = 16 << 10;
@@ -193,8 +193,7 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
   shm.tag(local_rank, set, 0)->store(shm_epoch, std::memory_order_seq_cst);
   Deadline deadline{};
   std::optional<Clock::time_point> spin_end, last_poll;
-  bool yielded_long = false;
-  uint64_t yields = 0;
+  yield_policy.StartWait();
   for (uint64_t spin = 0;; ++spin) {
     if (ShmBarrierDone(lines)) return Status::OK();
     if (shm_oversubscribed) {
@@ -222,15 +221,14 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
             std::to_string(static_cast<int>(opt.timeout_seconds)) + " s"));
       }
     }
-    // Yield (to the rank we wait for, when it shares this CPU) until a
-    // yield hands the CPU away for long: then something else (another
-    // job, a busy loop) has it, and each further yield may cost it a whole
-    // time slice: sleep instead.
-    if (shm_oversubscribed && !yielded_long &&
-        yields++ < kOversubscribedYields) {
+    // Yield (to the rank we wait for, when it shares this CPU) unless
+    // yields lately handed the CPU away for long: then something else
+    // (another job, a busy loop) wants it, and each yield may cost a whole
+    // time slice: sleep instead (runtime/yield_policy.h).
+    if (shm_oversubscribed && yield_policy.MayYield(now)) {
       Clock::time_point before = Clock::now();
       sched_yield();
-      yielded_long = Clock::now() - before > kLongYield;
+      yield_policy.Yielded(before, Clock::now());
       continue;
     }
     uint32_t seen = shm.wake()->load(std::memory_order_seq_cst);
