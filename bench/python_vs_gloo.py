@@ -3,20 +3,23 @@
 measured in the same run by the same processes on one machine.
 
     bench/python_vs_gloo.py [--nproc 4] [--sizes 1M,16M,64M] [--iters 10]
-                            [--warmup 2] [--pin] [--hog] [--require-ratio R]
+                            [--warmup 2] [--stat median|mean] [--pin]
+                            [--hog] [--hog-nice N] [--require-ratio R]
 
 Starts --nproc workers on 127.0.0.1 (RANK, WORLD_SIZE, MASTER_ADDR, a free
 MASTER_PORT and a fresh DT_JOB_TOKEN each, as `dt-run --standalone`); every
 worker makes a dist_train.Communicator and a Gloo process group. Per size it
 checks both results once (float32 sum of rank-dependent values), then runs
 warm-up and timed all-reduces, ours and Gloo's alternating, each after a
-barrier. A size's time is the median over the timed iterations of the
+barrier. A size's time is the median (--stat mean: the mean, which counts
+the rare slow calls a median hides) over the timed iterations of the
 slowest rank's time; algbw = bytes / time, busbw = algbw * 2(n-1)/n (as
 dt-bench and bench/gloo_busbw.py). The last line says whether the ratio at
 the largest size reaches R (default 2.0). --pin binds worker r to CPU
 r mod nproc(1) (both libraries run in that process, so both are pinned);
 --hog runs a busy loop per CPU beside the workers for the whole run (how
-each waits when the CPUs are not its alone).
+each waits when the CPUs are not its alone), at nice N with --hog-nice
+(19: a background job such as a niced compile).
 
 Exit status: 0; 1 when a result is wrong or a worker failed; 2 for bad
 arguments; 3 when --require-ratio is given and the ratio is below it.
@@ -80,6 +83,8 @@ def parse_args(argv):
                    help="comma-separated sizes in bytes, K/M/G suffixes (default 1M,16M,64M)")
     p.add_argument("--iters", type=int, default=10, help="timed iterations per size (default 10)")
     p.add_argument("--warmup", type=int, default=2, help="untimed iterations per size (default 2)")
+    p.add_argument("--stat", choices=("median", "mean"), default="median",
+                   help="a size's time over the timed calls (default median)")
     p.add_argument("--require-ratio", type=float, metavar="R",
                    help="exit 3 when ours/gloo busbw at the largest size is below R")
     p.add_argument("--timeout", type=float, default=300,
@@ -90,11 +95,15 @@ def parse_args(argv):
                    help="bind worker r to CPU r mod the CPU count")
     p.add_argument("--hog", action="store_true",
                    help="run a busy loop per CPU beside the workers")
+    p.add_argument("--hog-nice", type=int, default=0, metavar="N",
+                   help="the busy loops' nice value, 0-19 (default 0)")
     args = p.parse_args(argv)
     if args.nproc < 2:
         p.error("--nproc %d: need at least 2 processes" % args.nproc)
     if args.iters < 1 or args.warmup < 0:
         p.error("--iters must be >= 1 and --warmup >= 0")
+    if not 0 <= args.hog_nice <= 19:
+        p.error("--hog-nice %d: must be 0-19" % args.hog_nice)
     return args
 
 
@@ -151,8 +160,8 @@ def launch(args, argv):
         gloo_port = free_port()
     cmd = [sys.executable, os.path.abspath(__file__), "--worker",
            "--gloo-port", str(gloo_port)] + argv
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-            for _ in range(len(os.sched_getaffinity(0)) if args.hog else 0)]
+    hog = [sys.executable, "-c", "import os; os.nice(%d)\nwhile True: pass" % args.hog_nice]
+    hogs = [subprocess.Popen(hog) for _ in range(len(os.sched_getaffinity(0)) if args.hog else 0)]
     procs = [subprocess.Popen(cmd, env=worker_env(r, args.nproc, master_port, token))
              for r in range(args.nproc)]
     try:
@@ -234,7 +243,7 @@ def check(sides, arrays, pattern, comm, gloo):
 
 
 def time_size(sides, arrays, pattern, comm, gloo, args):
-    """Median over iterations of the slowest rank's seconds, per side."""
+    """Median (or mean) over iterations of the slowest rank's seconds, per side."""
     import numpy as np
     bufs = [side.wrap(a) for side, a in zip(sides, arrays)]
     times = np.zeros((len(sides), args.iters), np.float64)
@@ -248,7 +257,8 @@ def time_size(sides, arrays, pattern, comm, gloo, args):
             if it >= args.warmup:
                 times[i, it - args.warmup] = time.perf_counter() - t0
     gloo.reduce_f64(times, "max")
-    return [statistics.median(row) for row in times]
+    stat = statistics.mean if args.stat == "mean" else statistics.median
+    return [stat(row) for row in times]
 
 
 def loadavg():
@@ -268,10 +278,11 @@ def header(comm, args, torch, cpus):
           % (dist_train.version(), os.environ.get("DT_LIBRARY", "library as the package finds it"),
              comm.describe(), torch.__version__, np.__version__, sys.version.split()[0]))
     print("# float32 sum in place; %d warm-up + %d timed calls per size, ours and gloo's "
-          "alternating, each after a barrier; time = median of the slowest rank's"
-          % (args.warmup, args.iters))
+          "alternating, each after a barrier; time = %s of the slowest rank's"
+          % (args.warmup, args.iters, args.stat))
     print("# ranks %s; %s" % ("pinned one CPU each" if args.pin else "not pinned",
-                              "a busy loop per CPU beside them" if args.hog else "no other load"))
+                              ("a busy loop per CPU beside them (nice %d)" % args.hog_nice)
+                              if args.hog else "no other load"))
     print("# %12s %10s %12s %10s %12s %7s" % ("size(B)", "ours(us)", "ours busbw", "gloo(us)",
                                               "gloo busbw", "ratio"))
 

@@ -35,7 +35,7 @@ class YieldPolicy {
  public:
   static constexpr std::chrono::microseconds kLongYield{500};
   static constexpr std::chrono::milliseconds kLongYieldsApart{50};
-  static constexpr std::chrono::milliseconds kFirstBackoff{100};
+  static constexpr std::chrono::milliseconds kFirstBackoff{20};
   static constexpr std::chrono::milliseconds kMaxBackoff{1600};
   // Yields per wait at most, before sleeping anyway.
   static constexpr uint64_t kMaxYields = 64;
