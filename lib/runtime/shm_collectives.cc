@@ -40,11 +40,13 @@ int* FutexWord(std::atomic<uint32_t>* word) {
 // can hand it a whole time slice (64 MiB beside a busy loop per core: 0.14
 // GB/s with 64 yields before sleeping, 1.7-1.9 GB/s without). With more
 // ranks than CPUs the rank waited for may need this very CPU: then a short
-// spin, and yields (to it) before sleeping (4 ranks on 2 CPUs, 4 bytes:
-// 10-15 us so, 120-220 us with the long spin), unless yields lately lost
-// the CPU for long (runtime/yield_policy.h).
+// spin, and yields (to it) before sleeping, unless yields lately lost the
+// CPU for long (runtime/yield_policy.h). 4 unpinned ranks on 2 CPUs,
+// medians of 7 runs, 4 B / 1 MiB / 4 MiB: 10.4 / 215 / 1567 us after 1000
+// looks, 3.8 / 236 / 1475 after 100, 3.0 / 238 / 1433 after none (the
+// long spin: 120-220 us at 4 B).
 constexpr auto kBarrierSpinTime = std::chrono::microseconds(100);
-constexpr uint64_t kOversubscribedSpins = 1000;
+constexpr uint64_t kOversubscribedSpins = 100;
 
 // All-reduces up to this size take the one-barrier path.
 constexpr size_t kShmSmallBytes = 16 << 10;
