@@ -23,6 +23,7 @@
 #include "runtime/handshake.h"
 #include "runtime/nccl_backend.h"
 #include "runtime/shm_segment.h"
+#include "runtime/spin_policy.h"
 #include "runtime/wire.h"
 #include "runtime/yield_policy.h"
 
@@ -141,6 +142,8 @@ class CommunicatorImpl {
   bool shm_oversubscribed = false;
   // When an oversubscribed barrier waiter yields, when it sleeps.
   YieldPolicy yield_policy;
+  // How long a barrier waiter with a CPU of its own spins.
+  SpinPolicy spin_policy;
   // Small socket transfers spin before they sleep (SocketSpinPays).
   bool socket_spin = false;
   std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer

@@ -30,10 +30,12 @@ int* FutexWord(std::atomic<uint32_t>* word) {
   return reinterpret_cast<int*>(word);
 }
 
-// A barrier waiter spins (no syscall) for kBarrierSpinTime, then sleeps
-// on the futex. Waking a sleeper costs tens of microseconds, more than a
-// chunk's copy and reduction takes, so it spins through those; a longer
-// wait (a rank descheduled, a leader on the network) sleeps. The spin has
+// A barrier waiter spins (no syscall) for SpinPolicy::kLongSpin, then
+// sleeps on the futex. Waking a sleeper costs tens of microseconds, more
+// than a chunk's copy and reduction takes, so it spins through those; a
+// longer wait (a rank descheduled, a leader on the network) sleeps, and
+// when waits keep outlasting the spin it sleeps at once
+// (runtime/spin_policy.h). The spin has
 // no PAUSE instruction: under KVM (pause-loop exiting) each one can cost a
 // VM exit, measured 1.9 us instead of 0.2 us per 4-byte all-reduce of 2
 // ranks. It does not yield either: beside a busy process each sched_yield
@@ -45,7 +47,6 @@ int* FutexWord(std::atomic<uint32_t>* word) {
 // medians of 7 runs, 4 B / 1 MiB / 4 MiB: 10.4 / 215 / 1567 us after 1000
 // looks, 3.8 / 236 / 1475 after 100, 3.0 / 238 / 1433 after none (the
 // long spin: 120-220 us at 4 B).
-constexpr auto kBarrierSpinTime = std::chrono::microseconds(100);
 constexpr uint64_t kOversubscribedSpins = 100;
 
 // All-reduces up to this size take the one-barrier path.
@@ -177,7 +178,7 @@ Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
 // control connections meanwhile so a dead rank is noticed (and named) as
 // fast as on the TCP path. Each rank tags its first `lines` lines of the
 // epoch's set with the epoch (the first, its counter, last) and waits until
-// every rank's are tagged: first spinning (up to kBarrierSpinTime, no
+// every rank's are tagged: first spinning (up to SpinPolicy::kLongSpin, no
 // syscall, no write to a shared line: the common case when every rank has
 // its own core), then sleeping on the wake word, which leaves shared cores
 // to the ranks still working. A sleeper counts
@@ -196,8 +197,12 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
   Deadline deadline{};
   std::optional<Clock::time_point> spin_end, last_poll;
   yield_policy.StartWait();
+  const bool spin_long = !shm_oversubscribed && spin_policy.SpinLong();
   for (uint64_t spin = 0;; ++spin) {
-    if (ShmBarrierDone(lines)) return Status::OK();
+    if (ShmBarrierDone(lines)) {
+      if (!shm_oversubscribed) spin_policy.WaitEnded(!last_poll);
+      return Status::OK();
+    }
     if (shm_oversubscribed) {
       // A look at every tag is one spin per line: the spin lasts as long
       // with the payload lines as without.
@@ -205,7 +210,9 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
     } else if (!last_poll) {
       if (spin % 64 != 63) continue;  // the clock now and then
       Clock::time_point now = Clock::now();
-      if (!spin_end) spin_end = now + kBarrierSpinTime;
+      if (!spin_end)
+        spin_end = now + (spin_long ? Clock::duration(SpinPolicy::kLongSpin)
+                                    : Clock::duration::zero());
       if (now < *spin_end) continue;
     }
     Clock::time_point now = Clock::now();
@@ -238,7 +245,10 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
     bool done = ShmBarrierDone(lines);
     if (!done) FutexWait(shm.wake(), seen);
     shm.sleepers()->fetch_sub(1, std::memory_order_seq_cst);
-    if (done) return Status::OK();
+    if (done) {
+      if (!shm_oversubscribed) spin_policy.WaitEnded(false);
+      return Status::OK();
+    }
   }
 }
 

@@ -5,8 +5,9 @@
 // instead.
 //
 // A yield hands the CPU to a sibling rank on the same CPU at once: 4 ranks
-// on 2 idle CPUs, 4 bytes, 20 us per all-reduce, against 32 us sleeping
-// (an idle CPU's wake-up costs 15-40 us on this VM). But a yield also moves
+// on 2 idle CPUs, a Python loop of barrier + 4-byte all-reduce, 20 us per
+// call, against 32 us sleeping (an idle CPU's wake-up costs 15-40 us on
+// this VM). But a yield also moves
 // the yielder's scheduler deadline back by a whole slice (EEVDF), so beside
 // a busy process a few yields hand that process the CPU, and it keeps it
 // until the next timer tick: nothing wakes up to preempt it, since every
