@@ -11,6 +11,7 @@ bool SpinPolicy::SpinLong() {
 
 void SpinPolicy::WaitEnded(bool while_spinning) {
   if (!spun_long_) return;  // a short spin says nothing about a long one
+  if (while_spinning && missed_ == 0) return;  // the common case, unchanged
   missed_ =
       ((missed_ << 1) | (while_spinning ? 0u : 1u)) & ((1u << kWindow) - 1);
   short_ = __builtin_popcount(missed_) >= kMissesToShorten;
