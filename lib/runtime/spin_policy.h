@@ -33,15 +33,27 @@ class SpinPolicy {
   static constexpr int kProbeEvery = 64;
 
   // Whether this wait spins kLongSpin (else it sleeps after a few looks);
-  // call once per wait, before WaitEnded.
-  bool SpinLong();
+  // call once per wait, before WaitEnded. Inline, as WaitEnded's common
+  // case: both run in every barrier, 0.13 us in all for 2 ranks at 4 B.
+  bool SpinLong() {
+    spun_long_ = !short_ || ++since_probe_ >= kProbeEvery;
+    if (spun_long_) since_probe_ = 0;
+    return spun_long_;
+  }
   // The wait that SpinLong began ended; `while_spinning`: the barrier
   // completed before the waiter went to sleep.
-  void WaitEnded(bool while_spinning);
+  void WaitEnded(bool while_spinning) {
+    if (!spun_long_) return;  // a short spin says nothing about a long one
+    if (while_spinning && missed_ == 0) return;  // the common case, unchanged
+    Record(while_spinning);
+  }
 
   bool short_mode() const { return short_; }
 
  private:
+  // A long spin's outcome into the window.
+  void Record(bool while_spinning);
+
   bool short_ = false;
   bool spun_long_ = true;  // the current wait's choice
   uint32_t missed_ = 0;    // the last kWindow long spins, 1 = missed
