@@ -15,11 +15,10 @@
 #include <vector>
 
 #include "base/slurm_ids.h"
-#include "binding/binding_env.h"
 #include "binding/model_cache.h"
-#include "binding/plan_report.h"
 #include "binding/topology.h"
 #include "spank_env.h"
+#include "wiring/node_binding.h"
 
 namespace dist_train {
 namespace {
@@ -95,35 +94,52 @@ std::string PlanTimings(uint32_t job_id, uint32_t step_id,
   return line;
 }
 
-Status Plan(SpankHost& host, PluginState* st) {
-  uint32_t step_id = 0, job_id = 0, ntasks = 0;
-  timespec start;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  host.GetItem(S_JOB_ID, &job_id);
-  host.GetItem(S_JOB_STEPID, &step_id);
-  if (host.GetItem(S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS) {
-    return Status::Unavailable("S_JOB_LOCAL_TASK_COUNT is not available");
+// SPANK items and slurmd's cache: what the planner needs, as the plugin
+// learns it in user_init.
+class SpankBindSource : public BindSource {
+ public:
+  SpankBindSource(SpankHost& host, const PluginConfig& cfg)
+      : host_(host), cfg_(cfg) {
+    host_.GetItem(S_JOB_STEPID, &step_id_);
   }
-  DT_RETURN_IF_ERROR(
-      LoadModel(host, st->config, &st->model, &st->topology_source));
-  double load_ms = MillisSince(start);
-  BindRequest req;
-  req.ntasks = ntasks;
-  req.parts = EffectiveBind(st->config, st->options);
-  DT_RETURN_IF_ERROR(StepGpus(host, step_id, &req.gpus));
-  DT_RETURN_IF_ERROR(GpusPerTask(host, &req.gpus_per_task));
-  DT_RETURN_IF_ERROR(StepCpus(host, step_id, st->model, &req.cpus));
-  DT_RETURN_IF_ERROR(PlanBinding(st->model, req, &st->plan));
-  for (RankPlan& r : st->plan.ranks) {
-    uint32_t global = 0;
-    if (host.GlobalTaskId(r.local_rank, &global) == ESPANK_SUCCESS)
-      r.rank = global;
+
+  Status LoadModel(NodeModel* model, std::string* source) override {
+    timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    Status s = dist_train::LoadModel(host_, cfg_, model, source);
+    load_ms_ = MillisSince(start);
+    return s;
   }
-  // Once per step per node (tests count these lines in slurmd's log).
-  host.Info(PlanTimings(job_id, step_id, st->topology_source, load_ms, ntasks,
-                        MillisSince(start)));
-  return Status::OK();
-}
+
+  Status Request(const NodeModel& model, BindParts parts,
+                 BindRequest* req) override {
+    if (host_.GetItem(S_JOB_LOCAL_TASK_COUNT, &req->ntasks) != ESPANK_SUCCESS)
+      return Status::Unavailable("S_JOB_LOCAL_TASK_COUNT is not available");
+    req->parts = parts;
+    DT_RETURN_IF_ERROR(StepGpus(host_, step_id_, &req->gpus));
+    DT_RETURN_IF_ERROR(GpusPerTask(host_, &req->gpus_per_task));
+    return StepCpus(host_, step_id_, model, &req->cpus);
+  }
+
+  void NameRanks(BindPlan* plan) override {
+    for (RankPlan& r : plan->ranks) {
+      uint32_t global = 0;
+      if (host_.GlobalTaskId(r.local_rank, &global) == ESPANK_SUCCESS)
+        r.rank = global;
+    }
+    planned_ = true;
+  }
+
+  double load_ms() const { return load_ms_; }
+  bool planned() const { return planned_; }
+
+ private:
+  SpankHost& host_;
+  const PluginConfig& cfg_;
+  uint32_t step_id_ = 0;
+  double load_ms_ = 0;
+  bool planned_ = false;
+};
 
 }  // namespace
 
@@ -158,32 +174,18 @@ std::string CachePath(const PluginConfig& cfg) {
 }
 
 void PrepareBinding(SpankHost& host, PluginState* st) {
-  BindParts parts = EffectiveBind(st->config, st->options);
-  if (!parts.cpu && !parts.gpu && !parts.nic) return;
-  Status s = Plan(host, st);
-  st->bind_note = BindingNote(s, st->plan);
-  st->bound = s.ok();
-}
-
-EnvAssignments RankBindingEnv(SpankHost& host, const PluginState& st,
-                              uint32_t local_rank) {
-  if (!st.bound || local_rank >= st.plan.ranks.size()) return {};
-  BindingEnvInputs in;
-  in.parts = EffectiveBind(st.config, st.options);
-  in.nccl_ib_hca = st.config.nccl_ib_hca;
-  GetEnv(host, "CUDA_VISIBLE_DEVICES", &in.slurm_cuda_visible_devices);
-  return BindingEnv(st.model, st.plan, st.plan.ranks[local_rank], in);
-}
-
-std::string ApplyAffinity(const PluginState& st, uint32_t local_rank) {
-  BindParts parts = EffectiveBind(st.config, st.options);
-  if (!st.bound || !parts.cpu || local_rank >= st.plan.ranks.size()) return "";
-  const std::vector<int>& cpus = st.plan.ranks[local_rank].cpus;
-  if (cpus.empty()) return "";
-  Status s = ApplyCpuAffinity(cpus);
-  if (s.ok()) return "";
-  return "dist-train: warning: local rank " + std::to_string(local_rank) +
-         ": " + s.message();
+  timespec start;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  SpankBindSource source(host, st->config);
+  PlanNodeBinding(st->config, st->options, source, &st->binding);
+  if (!source.planned()) return;
+  uint32_t job_id = 0, step_id = 0, ntasks = 0;
+  host.GetItem(S_JOB_ID, &job_id);
+  host.GetItem(S_JOB_STEPID, &step_id);
+  host.GetItem(S_JOB_LOCAL_TASK_COUNT, &ntasks);
+  // Once per step per node (tests count these lines in slurmd's log).
+  host.Info(PlanTimings(job_id, step_id, st->binding.topology_source,
+                        source.load_ms(), ntasks, MillisSince(start)));
 }
 
 namespace {

@@ -1,9 +1,10 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
-// Topology binding inside slurmstepd: the node's topology is loaded and
-// the plan for all local ranks computed once per step (user_init); each
-// task applies its share (task_init). Any failure degrades to no binding
-// with one warning; it never fails the job.
+// Topology binding inside slurmstepd: the plugin's BindSource for the
+// wiring pipeline (wiring/node_binding.h). The node's topology is loaded
+// and the plan for all local ranks made once per step (user_init); each
+// task takes its share in task_init (wiring/task_wiring.h). Any failure
+// degrades to no binding with one warning; it never fails the job.
 
 #ifndef DIST_TRAIN_SPANK_BINDER_H_
 #define DIST_TRAIN_SPANK_BINDER_H_
@@ -12,22 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "contract/contract.h"
 #include "spank_host.h"
 #include "state.h"
 
 namespace dist_train {
 
-// user_init: fills st->model/plan/bound, or st->bind_note.
+// user_init: plans st->binding from SPANK items and slurmd's topology cache,
+// and logs the timings once per step per node.
 void PrepareBinding(SpankHost& host, PluginState* st);
-
-// task_init: this rank's binding variables (to merge into the contract).
-EnvAssignments RankBindingEnv(SpankHost& host, const PluginState& st,
-                              uint32_t local_rank);
-
-// task_init: sets the calling task's CPU affinity to its share. Returns a
-// warning ("" when fine or nothing to do).
-std::string ApplyAffinity(const PluginState& st, uint32_t local_rank);
 
 // slurmd start (root): saves the node's topology as XML, and the node
 // model made from that XML beside it (binding/model_cache.h), for fast

@@ -130,9 +130,9 @@ class FakeSpankHost : public SpankHost {
 };
 
 // As if the user gave --dist-train=`text` (the plugin's option callback).
-inline void GiveOption(const char* text) {
-  ASSERT_TRUE(ParseJobOptions(text, &State().options).ok());
-  State().option_given = true;
+inline void GiveOption(PluginState* st, const char* text) {
+  ASSERT_TRUE(ParseJobOptions(text, &st->options).ok());
+  st->option_given = true;
 }
 
 }  // namespace dist_train

@@ -119,6 +119,7 @@ int Init(spank_t sp, int ac, char** av) {
 
 using dist_train::Guard;
 using dist_train::SlurmSpankHost;
+using dist_train::State;
 
 extern "C" int slurm_spank_init(spank_t sp, int ac, char** av) {
   return Guard("init", [&] { return dist_train::Init(sp, ac, av); });
@@ -130,11 +131,11 @@ extern "C" int slurm_spank_init_post_opt(spank_t sp, int /*ac*/,
     SlurmSpankHost host(sp);
     switch (host.Context()) {
       case S_CTX_ALLOCATOR:
-        return dist_train::SubmitPostOpt(host, true);
+        return dist_train::SubmitPostOpt(host, State(), true);
       case S_CTX_LOCAL:
-        return dist_train::SubmitPostOpt(host, false);
+        return dist_train::SubmitPostOpt(host, State(), false);
       case S_CTX_REMOTE:
-        return dist_train::StepdInitPostOpt(host);
+        return dist_train::StepdInitPostOpt(host, State());
       default:
         return 0;
     }
@@ -145,22 +146,23 @@ extern "C" int slurm_spank_local_user_init(spank_t sp, int /*ac*/,
                                            char** /*av*/) {
   return Guard("local_user_init", [&] {
     SlurmSpankHost host(sp);
-    return host.Context() == S_CTX_LOCAL ? dist_train::SrunLocalUserInit(host)
-                                         : 0;
+    return host.Context() == S_CTX_LOCAL
+               ? dist_train::SrunLocalUserInit(host, State())
+               : 0;
   });
 }
 
 extern "C" int slurm_spank_user_init(spank_t sp, int /*ac*/, char** /*av*/) {
   return Guard("user_init", [&] {
     SlurmSpankHost host(sp);
-    return dist_train::StepdUserInit(host);
+    return dist_train::StepdUserInit(host, State());
   });
 }
 
 extern "C" int slurm_spank_task_init(spank_t sp, int /*ac*/, char** /*av*/) {
   return Guard("task_init", [&] {
     SlurmSpankHost host(sp);
-    return dist_train::StepdTaskInit(host);
+    return dist_train::StepdTaskInit(host, State());
   });
 }
 

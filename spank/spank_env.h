@@ -14,6 +14,7 @@
 
 #include "dist_train/status.h"
 #include "spank_host.h"
+#include "wiring/env_sink.h"
 
 namespace dist_train {
 
@@ -40,6 +41,20 @@ bool GetEnv(SpankHost& host, const char* name, std::string* out);
 // ends at its NUL), else false and nothing is written.
 bool OverwriteEnvEntry(char** env, std::string_view name,
                        std::string_view value);
+
+// The job's environment in slurmstepd as the wiring pipeline's sink
+// (wiring/env_sink.h): spank_setenv / spank_unsetenv; SLURM_TASK_PID
+// written in place where it fits (SpankHost::OverwriteEnv).
+class SpankEnvSink : public EnvSink {
+ public:
+  explicit SpankEnvSink(SpankHost& host) : host_(host) {}
+  Status Set(const std::string& name, const std::string& value) override;
+  Status Unset(const std::string& name) override;
+  Status SetTaskPid(const std::string& pid) override;
+
+ private:
+  SpankHost& host_;
+};
 
 }  // namespace dist_train
 

@@ -8,10 +8,9 @@
 
 #include <string>
 
-#include "binding/binding.h"
-#include "binding/node_model.h"
 #include "contract/options.h"
 #include "dist_train/status.h"
+#include "wiring/node_binding.h"
 
 namespace dist_train {
 
@@ -28,12 +27,8 @@ struct PluginState {
   // The step's node list and its first host, worked out in user_init
   // (SlurmInputs::first_host_of/first_host); empty when unknown there.
   std::string first_host_of, first_host;
-  // The step's binding, computed once per step per node in user_init.
-  bool bound = false;
-  NodeModel model;
-  BindPlan plan;
-  std::string bind_note;        // why there is no binding, or planner warnings
-  std::string topology_source;  // the XML file, or "live discovery"
+  // The step's binding, planned once per step per node in user_init.
+  NodeBinding binding;
 };
 
 PluginState& State();

@@ -10,13 +10,13 @@
 #include "base/slurm_ids.h"
 #include "binder.h"
 #include "binding/gpu_vendor.h"
-#include "binding/plan_report.h"
 #include "contract/contract.h"
 #include "contract/step_facts.h"
-#include "relay.h"
 #include "spank_env.h"
 #include "state.h"
 #include "task_arena.h"
+#include "wiring/task_relay.h"
+#include "wiring/task_wiring.h"
 
 namespace dist_train {
 namespace {
@@ -60,45 +60,6 @@ Status GatherEnv(SpankHost& host, EnvMap* env) {
     if (value) (*env)[name] = std::move(*value);
   }
   return Status::OK();
-}
-
-Status ApplyPlan(SpankHost& host, const EnvPlan& plan) {
-  for (const std::string& name : plan.unset) {
-    spank_err_t rc = host.UnsetEnv(name.c_str());
-    if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_NOEXIST) {
-      return Status::IOError("unset " + name + ": " + host.StrError(rc));
-    }
-  }
-  for (const auto& [name, value] : plan.set) {
-    spank_err_t rc = host.SetEnv(name.c_str(), value.c_str(), 1);
-    if (rc != ESPANK_SUCCESS) {
-      return Status::IOError("set " + name + ": " + host.StrError(rc));
-    }
-  }
-  return Status::OK();
-}
-
-// The task's stderr is the job's stderr at this point (before exec).
-void Report(const PluginState& st, const EnvPlan& plan, const SlurmInputs& in,
-            const std::string& affinity_warning) {
-  bool first_on_node = in.local_task_id == 0;
-  if (plan.verbose) fprintf(stderr, "%s\n", plan.summary.c_str());
-  if (plan.verbose && first_on_node && st.bound) {
-    std::string host =
-        in.env.count("SLURMD_NODENAME") ? in.env.at("SLURMD_NODENAME") : "?";
-    fprintf(stderr, "dist-train: binding on %s (topology: %s):\n%s",
-            host.c_str(), st.topology_source.c_str(),
-            PlanTable(st.model, st.plan).c_str());
-  }
-  if (first_on_node && !st.bind_note.empty())
-    fprintf(stderr, "%s\n", st.bind_note.c_str());
-  if (!affinity_warning.empty())
-    fprintf(stderr, "%s\n", affinity_warning.c_str());
-  if (plan.verbose || (first_on_node && in.node_id == 0)) {
-    for (const std::string& w : plan.warnings)
-      fprintf(stderr, "%s\n", w.c_str());
-  }
-  fflush(stderr);
 }
 
 // The first node of the step (of the job for the batch step), and the
@@ -159,16 +120,17 @@ Status ResolveStepFacts(SpankHost& host, PluginState* st) {
 // A step without --dist-train (e.g. carry_to_steps=no, or a job submitted
 // from inside a dist-train job) must not run with values an enclosing step
 // exported: remove those that are unchanged. Never fails the task.
-int RemoveInherited(SpankHost& host) {
+int RemoveInherited(SpankHost& host, const PluginConfig& cfg) {
   std::string record;
   if (!GetEnv(host, kExportedVar, &record)) return 0;
   SlurmInputs in;
   JobOptions off;
   off.enabled = false;
   EnvPlan plan;
+  SpankEnvSink sink(host);
   Status s = GatherEnv(host, &in.env);
-  if (s.ok()) s = PlanTaskEnv(State().config, off, in, &plan);
-  if (s.ok()) s = ApplyPlan(host, plan);
+  if (s.ok()) s = PlanTaskEnv(cfg, off, in, &plan);
+  if (s.ok()) s = ApplyEnvPlan(plan, sink);
   if (!s.ok()) host.Info("dist-train: " + s.message());
   return 0;
 }
@@ -199,8 +161,7 @@ void PrepareForTasks(SpankHost& host, uint32_t step_id, PluginState* st) {
 
 }  // namespace
 
-int StepdInitPostOpt(SpankHost& host) {
-  PluginState& st = State();
+int StepdInitPostOpt(SpankHost& host, PluginState& st) {
   if (!st.option_given || !st.options.enabled || !st.deferred.ok()) return 0;
   st.deferred = ResolveStepFacts(host, &st);
   return 0;
@@ -208,30 +169,25 @@ int StepdInitPostOpt(SpankHost& host) {
 
 // No libslurm RPC from here on: since Slurm 23.02 slurmstepd holds its auth
 // lock for writing while user_init runs, and an RPC kills it.
-int StepdUserInit(SpankHost& host) {
-  PluginState& st = State();
+int StepdUserInit(SpankHost& host, PluginState& st) {
   if (!host.Remote() || !st.option_given || !st.options.enabled ||
       !st.deferred.ok()) {
     return 0;
   }
-  // The batch step is the job script itself (and whatever it runs without
-  // srun): binding it like one rank would confine it to GPU 0's CPUs.
   uint32_t step_id = 0;
   host.GetItem(S_JOB_STEPID, &step_id);
-  if (st.options.mode.value_or(st.config.default_mode) == Mode::kTask &&
-      step_id != kBatchStepId) {
-    PrepareBinding(host, &st);
-  }
+  if (BindsStep(st.config, st.options, step_id)) PrepareBinding(host, &st);
   PrepareForTasks(host, step_id, &st);
   return 0;
 }
 
 namespace {
 
-// task_init up to the relay: the plan applied, binding, the report.
+// task_init up to the relay (wiring/task_wiring.h), from SPANK's view of
+// the task.
 int ApplyTask(SpankHost& host, const PluginState& st, RelayTask* task) {
   SlurmInputs in;
-  EnvPlan plan;
+  SpankEnvSink sink(host);
   Status s = st.deferred;
   if (s.ok()) s = GatherItems(host, &in);
   if (s.ok()) s = GatherEnv(host, &in.env);
@@ -240,22 +196,25 @@ int ApplyTask(SpankHost& host, const PluginState& st, RelayTask* task) {
     in.first_host_of = st.first_host_of;
     in.first_host = st.first_host;
     in.job_end_time = st.job_end_time;
-    in.binding = RankBindingEnv(host, st, in.local_task_id);
-    s = PlanTaskEnv(st.config, st.options, in, &plan);
+    s = WireTask(st.config, st.options, st.binding, &in, sink, task);
   }
-  if (s.ok()) s = ApplyPlan(host, plan);
   if (!s.ok()) return Fail(host, in, s);
-  std::string affinity_warning =
-      st.options.enabled ? ApplyAffinity(st, in.local_task_id) : "";
-  Report(st, plan, in, affinity_warning);
-  *task = {in.step_id, in.local_task_id, in.global_task_id, plan.verbose};
   return 0;
+}
+
+// The relay's view of the job's DT_PREEMPT_SIGNAL, then the relay itself
+// (wiring/task_relay.h).
+void StartRelay(SpankHost& host, const PluginState& st, const RelayTask& task) {
+  if (!st.options.enabled) return;
+  std::string signal;
+  bool set = GetEnv(host, "DT_PREEMPT_SIGNAL", &signal);
+  SpankEnvSink sink(host);
+  StartTaskRelay(st.config, task, set ? &signal : nullptr, sink);
 }
 
 }  // namespace
 
-int StepdTaskInit(SpankHost& host) {
-  PluginState& st = State();
+int StepdTaskInit(SpankHost& host, PluginState& st) {
   if (!host.Remote()) return 0;
   RelayTask task;
   {
@@ -264,12 +223,13 @@ int StepdTaskInit(SpankHost& host) {
     TaskArenaScope arena;
     // srun's lookups are for the slurmstepds, not for the program.
     host.UnsetEnv(kStepFactsVar);
-    if (!st.option_given) return st.deferred.ok() ? RemoveInherited(host) : 0;
+    if (!st.option_given)
+      return st.deferred.ok() ? RemoveInherited(host, st.config) : 0;
     if (ApplyTask(host, st, &task) != 0) return -1;
   }
   // Forks: last, once ApplyTask's memory is freed (freed in the child, each
   // page would be a copy-on-write fault: 4x4 steps measured under perf).
-  MaybeStartRelay(host, st, task);
+  StartRelay(host, st, task);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #define DIST_TRAIN_SPANK_STEPD_H_
 
 #include "spank_host.h"
+#include "state.h"
 
 namespace dist_train {
 
@@ -15,13 +16,13 @@ namespace dist_train {
 // Remote init_post_opt: still root, before slurmstepd drops privileges,
 // the only remote hook where a libslurm RPC is safe. Takes srun's step facts
 // or, where srun gave none (the batch step), looks them up itself.
-int StepdInitPostOpt(SpankHost& host);
+int StepdInitPostOpt(SpankHost& host, PluginState& st);
 
-int StepdUserInit(SpankHost& host);
+int StepdUserInit(SpankHost& host, PluginState& st);
 
 // Once per task, in the task's process just before exec, as the user.
 // A non-zero return fails the task (it does not drain the node).
-int StepdTaskInit(SpankHost& host);
+int StepdTaskInit(SpankHost& host, PluginState& st);
 
 }  // namespace dist_train
 

@@ -19,8 +19,8 @@ class StepdTest : public ::testing::Test {
   // Task 1 (second on node1) of step 1000.3 on node[1-2], 2 tasks per node.
   void SetUp() override {
     host_ = FakeSpankHost();
-    State() = PluginState();
-    State().config.signal_relay = false;  // the relay forks: not here
+    st_ = PluginState();
+    st_.config.signal_relay = false;  // the relay forks: not here
     host_.items = {{S_JOB_ID, 1000},
                    {S_JOB_STEPID, 3},
                    {S_JOB_NNODES, 2},
@@ -38,17 +38,17 @@ class StepdTest : public ::testing::Test {
                  {"SLURMD_NODENAME", "node1"},
                  {"DT_JOB_TOKEN", kToken}};
   }
-  void TearDown() override { State() = PluginState(); }
 
   FakeSpankHost host_;
+  PluginState st_;
 };
 
 TEST_F(StepdTest, TaskInitAppliesTheContractAndDropsStepFacts) {
-  GiveOption("on");
+  GiveOption(&st_, "on");
   host_.env[kStepFactsVar] = "job=1000,end=1767225600";
-  State().job_end_time = 1767225600;
+  st_.job_end_time = 1767225600;
   testing::internal::CaptureStderr();
-  EXPECT_EQ(StepdTaskInit(host_), 0);
+  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_EQ(host_.env.count(kStepFactsVar), 0u);
   const std::map<std::string, std::string> want = {
@@ -70,24 +70,24 @@ TEST_F(StepdTest, TaskInitAppliesTheContractAndDropsStepFacts) {
 // user_init, once per node before the tasks fork, parses the step's node
 // list; every task_init then takes that first host instead of parsing again.
 TEST_F(StepdTest, UserInitWorksOutTheFirstHostForEveryTask) {
-  GiveOption("mode=node");
-  EXPECT_EQ(StepdUserInit(host_), 0);
-  EXPECT_EQ(State().first_host_of, "node[1-2]");
-  EXPECT_EQ(State().first_host, "node1");
-  State().first_host = "from-user-init";
-  EXPECT_EQ(StepdTaskInit(host_), 0);
+  GiveOption(&st_, "mode=node");
+  EXPECT_EQ(StepdUserInit(host_, st_), 0);
+  EXPECT_EQ(st_.first_host_of, "node[1-2]");
+  EXPECT_EQ(st_.first_host, "node1");
+  st_.first_host = "from-user-init";
+  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
   EXPECT_EQ(host_.env.at("MASTER_ADDR"), "from-user-init");
 }
 
 // A node list user_init cannot parse is left to task_init, which fails the
 // task naming it.
 TEST_F(StepdTest, UserInitLeavesABadNodeListToTheTask) {
-  GiveOption("mode=node");
+  GiveOption(&st_, "mode=node");
   host_.env["SLURM_STEP_NODELIST"] = "node[1-";
-  EXPECT_EQ(StepdUserInit(host_), 0);
-  EXPECT_EQ(State().first_host, "");
+  EXPECT_EQ(StepdUserInit(host_, st_), 0);
+  EXPECT_EQ(st_.first_host, "");
   testing::internal::CaptureStderr();
-  EXPECT_EQ(StepdTaskInit(host_), -1);
+  EXPECT_EQ(StepdTaskInit(host_, st_), -1);
   EXPECT_NE(testing::internal::GetCapturedStderr().find("SLURM_STEP_NODELIST"),
             std::string::npos);
 }
@@ -105,9 +105,9 @@ TEST_F(StepdTest, TaskInitRunsInTheArenaAndTurnsItOff) {
     std::vector<std::string> in_arena, outside;
   } host;
   static_cast<FakeSpankHost&>(host) = host_;
-  GiveOption("on");
+  GiveOption(&st_, "on");
   testing::internal::CaptureStderr();
-  EXPECT_EQ(StepdTaskInit(host), 0);
+  EXPECT_EQ(StepdTaskInit(host, st_), 0);
   testing::internal::GetCapturedStderr();
   EXPECT_GT(host.in_arena.size(), 5u);
   EXPECT_EQ(host.outside, std::vector<std::string>{});
@@ -116,12 +116,12 @@ TEST_F(StepdTest, TaskInitRunsInTheArenaAndTurnsItOff) {
 }
 
 TEST_F(StepdTest, TaskInitFailsTheTaskWithTheDeferredError) {
-  GiveOption("on");
+  GiveOption(&st_, "on");
   host_.env[kStepFactsVar] = "job=1000,end=0";
-  State().deferred = Status::InvalidArgument(
+  st_.deferred = Status::InvalidArgument(
       "--dist-train: unknown word 'bogus' (expected mode=, nproc=, ...)");
   testing::internal::CaptureStderr();
-  EXPECT_EQ(StepdTaskInit(host_), -1);
+  EXPECT_EQ(StepdTaskInit(host_, st_), -1);
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "dist-train: error: --dist-train: unknown word 'bogus' "
             "(expected mode=, nproc=, ...)\n");
@@ -144,10 +144,10 @@ TEST_F(StepdTest, TaskInitFailsTheTaskWhenAnItemIsMissing) {
                {S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID"}};
   for (const Case& c : cases) {
     SetUp();
-    GiveOption("on");
+    GiveOption(&st_, "on");
     host_.items.erase(c.item);
     testing::internal::CaptureStderr();
-    EXPECT_EQ(StepdTaskInit(host_), -1) << c.name;
+    EXPECT_EQ(StepdTaskInit(host_, st_), -1) << c.name;
     const std::string why = std::string("spank_get_item(") + c.name +
                             "): Item not available from this callback";
     EXPECT_EQ(testing::internal::GetCapturedStderr(),
@@ -160,9 +160,9 @@ TEST_F(StepdTest, TaskInitFailsTheTaskWhenAnItemIsMissing) {
 }
 
 TEST_F(StepdTest, TaskInitWithoutCpusPerTaskSetsNoOmpThreads) {
-  GiveOption("on");
+  GiveOption(&st_, "on");
   host_.items.erase(S_STEP_CPUS_PER_TASK);
-  EXPECT_EQ(StepdTaskInit(host_), 0);
+  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
   EXPECT_EQ(host_.env.count("OMP_NUM_THREADS"), 0u);
   EXPECT_EQ(host_.env.at("RANK"), "1");
 }
@@ -171,16 +171,16 @@ TEST_F(StepdTest, TaskInitWithoutTheOptionOnlyDropsStepFacts) {
   host_.env[kStepFactsVar] = "job=1000,end=0";
   auto before = host_.env;
   before.erase(kStepFactsVar);
-  EXPECT_EQ(StepdTaskInit(host_), 0);
+  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
   EXPECT_EQ(host_.env, before);
 }
 
 TEST_F(StepdTest, TaskInitOutsideSlurmstepdDoesNothing) {
-  GiveOption("on");
+  GiveOption(&st_, "on");
   host_.context = S_CTX_LOCAL;
   host_.env[kStepFactsVar] = "job=1000,end=0";
   auto before = host_.env;
-  EXPECT_EQ(StepdTaskInit(host_), 0);
+  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
   EXPECT_EQ(host_.env, before);
 }
 
@@ -226,18 +226,17 @@ TEST_F(StepdTest, InitPostOptUsesSrunsFactsForThisJobElseLooksUpOnce) {
   };
   for (const FactsCase& c : cases) {
     SetUp();
-    GiveOption("on");
-    State().config.master_addr = c.policy;
+    GiveOption(&st_, "on");
+    st_.config.master_addr = c.policy;
     host_.end_times[1000] = 1800000000;
     host_.node_addrs = {{"node1", "10.0.0.1"}, {"node7", "10.0.0.7"}};
     if (c.facts) host_.env[kStepFactsVar] = c.facts;
-    EXPECT_EQ(StepdInitPostOpt(host_), 0) << c.name;
-    EXPECT_TRUE(State().deferred.ok())
-        << c.name << ": " << State().deferred.ToString();
+    EXPECT_EQ(StepdInitPostOpt(host_, st_), 0) << c.name;
+    EXPECT_TRUE(st_.deferred.ok()) << c.name << ": " << st_.deferred.ToString();
     EXPECT_EQ(host_.end_time_rpcs, c.end_rpcs) << c.name;
     EXPECT_EQ(host_.node_addr_rpcs, c.addr_rpcs) << c.name;
-    EXPECT_EQ(State().job_end_time, c.end_time) << c.name;
-    EXPECT_EQ(State().first_node_addr, c.addr) << c.name;
+    EXPECT_EQ(st_.job_end_time, c.end_time) << c.name;
+    EXPECT_EQ(st_.first_node_addr, c.addr) << c.name;
     std::vector<std::string> want_infos;
     if (c.info) want_infos.push_back(c.info);
     EXPECT_EQ(host_.infos, want_infos) << c.name;
@@ -245,33 +244,32 @@ TEST_F(StepdTest, InitPostOptUsesSrunsFactsForThisJobElseLooksUpOnce) {
 }
 
 TEST_F(StepdTest, InitPostOptDefersAFailedNodeAddrLookup) {
-  GiveOption("on");
-  State().config.master_addr = AddrPolicy::kNodeAddr;
+  GiveOption(&st_, "on");
+  st_.config.master_addr = AddrPolicy::kNodeAddr;
   host_.env[kStepFactsVar] = "job=1000,end=5";
-  EXPECT_EQ(StepdInitPostOpt(host_), 0);  // never fails slurmstepd
-  EXPECT_EQ(State().deferred.message(),
-            "master_addr=nodeaddr: node node1 unknown");
+  EXPECT_EQ(StepdInitPostOpt(host_, st_), 0);  // never fails slurmstepd
+  EXPECT_EQ(st_.deferred.message(), "master_addr=nodeaddr: node node1 unknown");
   EXPECT_EQ(host_.node_addr_rpcs, 1);
 }
 
 TEST_F(StepdTest, InitPostOptLogsAFailedEndTimeLookupAndGoesOn) {
-  GiveOption("on");
-  EXPECT_EQ(StepdInitPostOpt(host_), 0);
-  EXPECT_TRUE(State().deferred.ok());
-  EXPECT_EQ(State().job_end_time, 0);
+  GiveOption(&st_, "on");
+  EXPECT_EQ(StepdInitPostOpt(host_, st_), 0);
+  EXPECT_TRUE(st_.deferred.ok());
+  EXPECT_EQ(st_.job_end_time, 0);
   EXPECT_EQ(host_.infos, std::vector<std::string>{"dist-train: job 1000 "
                                                   "unknown"});
 }
 
 TEST_F(StepdTest, InitPostOptBatchStepReadsTheJobsNodeList) {
-  GiveOption("on");
-  State().config.master_addr = AddrPolicy::kNodeAddr;
+  GiveOption(&st_, "on");
+  st_.config.master_addr = AddrPolicy::kNodeAddr;
   host_.items[S_JOB_STEPID] = kBatchStepId;
   host_.env[kStepFactsVar] = "job=1000,end=5,node=node1,addr=10.9.9.1";
   host_.env["SLURM_JOB_NODELIST"] = "node[3-4]";
   host_.node_addrs = {{"node3", "10.0.0.3"}};
-  EXPECT_EQ(StepdInitPostOpt(host_), 0);
-  EXPECT_EQ(State().first_node_addr, "10.0.0.3");
+  EXPECT_EQ(StepdInitPostOpt(host_, st_), 0);
+  EXPECT_EQ(st_.first_node_addr, "10.0.0.3");
   EXPECT_EQ(host_.node_addr_rpcs, 1);
 }
 
@@ -285,10 +283,10 @@ TEST_F(StepdTest, TaskInitRefusesAnOverlongValueNamingItAndTheCap) {
                {"SLURM_STEP_NODELIST", (1 << 20) + 1, "1048576"}};
   for (const Case& c : cases) {
     SetUp();
-    GiveOption("on");
+    GiveOption(&st_, "on");
     host_.env[c.name] = std::string(c.size, '1');
     testing::internal::CaptureStderr();
-    EXPECT_EQ(StepdTaskInit(host_), -1) << c.name;
+    EXPECT_EQ(StepdTaskInit(host_, st_), -1) << c.name;
     EXPECT_EQ(testing::internal::GetCapturedStderr(),
               std::string("dist-train: error: ") + c.name + " is longer than " +
                   c.cap + " bytes (the cap)\n");
@@ -299,11 +297,11 @@ TEST_F(StepdTest, TaskInitRefusesAnOverlongValueNamingItAndTheCap) {
 // Before the cap this list went to libslurm, which aborted slurmstepd on
 // malloc while expanding a billion host names.
 TEST_F(StepdTest, InitPostOptRefusesANodeListBombBeforeAnyLookup) {
-  GiveOption("on");
-  State().config.master_addr = AddrPolicy::kNodeAddr;
+  GiveOption(&st_, "on");
+  st_.config.master_addr = AddrPolicy::kNodeAddr;
   host_.env["SLURM_STEP_NODELIST"] = "a[0-999]b[0-999]c[0-999]";
-  EXPECT_EQ(StepdInitPostOpt(host_), 0);  // never fails slurmstepd
-  EXPECT_EQ(State().deferred.message(),
+  EXPECT_EQ(StepdInitPostOpt(host_, st_), 0);  // never fails slurmstepd
+  EXPECT_EQ(st_.deferred.message(),
             "SLURM_STEP_NODELIST='a[0-999]b[0-999]c[0-999]' names more than "
             "65536 hosts (the cap)");
   EXPECT_EQ(host_.node_addr_rpcs, 0);
@@ -322,12 +320,12 @@ TEST_F(StepdTest, InitPostOptLooksUpNothingWhenNotAsked) {
   };
   for (const Case& c : cases) {
     SetUp();
-    if (c.given) GiveOption(c.options);
-    State().config.master_addr = AddrPolicy::kNodeAddr;
-    State().deferred = c.deferred;
-    EXPECT_EQ(StepdInitPostOpt(host_), 0) << c.name;
+    if (c.given) GiveOption(&st_, c.options);
+    st_.config.master_addr = AddrPolicy::kNodeAddr;
+    st_.deferred = c.deferred;
+    EXPECT_EQ(StepdInitPostOpt(host_, st_), 0) << c.name;
     EXPECT_EQ(host_.end_time_rpcs + host_.node_addr_rpcs, 0) << c.name;
-    EXPECT_EQ(State().deferred.message(), c.deferred.message()) << c.name;
+    EXPECT_EQ(st_.deferred.message(), c.deferred.message()) << c.name;
   }
 }
 

@@ -74,8 +74,7 @@ Status LookUpStep(SpankHost& host, const PluginState& st, uint32_t job_id,
 
 }  // namespace
 
-int SrunLocalUserInit(SpankHost& host) {
-  const PluginState& st = State();
+int SrunLocalUserInit(SpankHost& host, const PluginState& st) {
   host.UnsetProcessEnv(kStepFactsVar);  // never an enclosing step's
   if (!st.option_given || !st.options.enabled) return 0;
   uint32_t job_id = 0;
@@ -90,8 +89,7 @@ int SrunLocalUserInit(SpankHost& host) {
   return 0;
 }
 
-int SubmitPostOpt(SpankHost& host, bool allocator) {
-  const PluginState& st = State();
+int SubmitPostOpt(SpankHost& host, const PluginState& st, bool allocator) {
   if (!st.option_given || !st.options.enabled) return 0;
   if (allocator && st.config.carry_to_steps && CarryToSteps(host, st) != 0)
     return -1;

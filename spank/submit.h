@@ -8,17 +8,18 @@
 #define DIST_TRAIN_SPANK_SUBMIT_H_
 
 #include "spank_host.h"
+#include "state.h"
 
 namespace dist_train {
 
 // Carries the option to every srun of the job (allocator only) and makes
 // sure the job has a DT_JOB_TOKEN. Returns 0 or -1 (command fails).
-int SubmitPostOpt(SpankHost& host, bool allocator);
+int SubmitPostOpt(SpankHost& host, const PluginState& st, bool allocator);
 
 // srun, after the step is created and before it is launched: looks up once
 // for the whole step what every node needs from slurmctld (step_facts.h)
 // and exports it to the step. Never fails srun.
-int SrunLocalUserInit(SpankHost& host);
+int SrunLocalUserInit(SpankHost& host, const PluginState& st);
 
 }  // namespace dist_train
 

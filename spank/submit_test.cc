@@ -15,16 +15,16 @@ class SrunTest : public ::testing::Test {
  protected:
   void SetUp() override {
     srun_ = FakeSpankHost();
-    State() = PluginState();
+    st_ = PluginState();
     srun_.context = S_CTX_LOCAL;
     srun_.items = {{S_JOB_ID, 1000}};
     srun_.process = {{"SLURM_NODELIST", "node[3-4]"}};
     srun_.end_times[1000] = 1767225600;
     srun_.node_addrs = {{"node3", "10.0.0.3"}};
   }
-  void TearDown() override { State() = PluginState(); }
 
   FakeSpankHost srun_;
+  PluginState st_;
 };
 
 TEST_F(SrunTest, LooksUpTheStepOnceAndExportsTheFacts) {
@@ -46,11 +46,11 @@ TEST_F(SrunTest, LooksUpTheStepOnceAndExportsTheFacts) {
   };
   for (const Case& c : cases) {
     SetUp();
-    GiveOption("on");
-    State().config.master_addr = c.policy;
+    GiveOption(&st_, "on");
+    st_.config.master_addr = c.policy;
     srun_.process.erase("SLURM_NODELIST");
     if (c.nodelist) srun_.process["SLURM_NODELIST"] = c.nodelist;
-    EXPECT_EQ(SrunLocalUserInit(srun_), 0) << c.name;
+    EXPECT_EQ(SrunLocalUserInit(srun_, st_), 0) << c.name;
     EXPECT_EQ(srun_.end_time_rpcs, 1) << c.name;
     EXPECT_EQ(srun_.node_addr_rpcs, c.addr_rpcs) << c.name;
     ASSERT_TRUE(srun_.process.count(kStepFactsVar)) << c.name;
@@ -73,20 +73,20 @@ TEST_F(SrunTest, NeverPassesOnAnEnclosingStepsFacts) {
   };
   for (const Case& c : cases) {
     SetUp();
-    if (c.given) GiveOption(c.options);
+    if (c.given) GiveOption(&st_, c.options);
     if (!c.job_id) srun_.items.clear();
     srun_.process[kStepFactsVar] = "job=1,end=5";
-    EXPECT_EQ(SrunLocalUserInit(srun_), 0) << c.name;
+    EXPECT_EQ(SrunLocalUserInit(srun_, st_), 0) << c.name;
     EXPECT_EQ(srun_.process.count(kStepFactsVar), 0u) << c.name;
     EXPECT_EQ(srun_.end_time_rpcs + srun_.node_addr_rpcs, c.rpcs) << c.name;
   }
 }
 
 TEST_F(SrunTest, AFailedLookupExportsNothingAndNeverFailsSrun) {
-  GiveOption("on");
+  GiveOption(&st_, "on");
   srun_.end_times.clear();
   srun_.process[kStepFactsVar] = "job=1,end=5";
-  EXPECT_EQ(SrunLocalUserInit(srun_), 0);
+  EXPECT_EQ(SrunLocalUserInit(srun_, st_), 0);
   EXPECT_EQ(srun_.process.count(kStepFactsVar), 0u);
   EXPECT_EQ(srun_.verboses,
             std::vector<std::string>{"dist-train: job 1000 unknown"});
@@ -107,34 +107,34 @@ TEST_F(SrunTest, SlurmstepdUsesSrunsFactsWithoutAnyRpc) {
   };
   for (const Case& c : cases) {
     SetUp();
-    GiveOption("on");
-    State().config.master_addr = AddrPolicy::kNodeAddr;
-    ASSERT_EQ(SrunLocalUserInit(srun_), 0);
+    GiveOption(&st_, "on");
+    st_.config.master_addr = AddrPolicy::kNodeAddr;
+    ASSERT_EQ(SrunLocalUserInit(srun_, st_), 0);
     FakeSpankHost stepd;
     stepd.items = {{S_JOB_ID, 1000}, {S_JOB_STEPID, 0}};
     stepd.env = {{kStepFactsVar, srun_.process.at(kStepFactsVar)},
                  {"SLURM_STEP_NODELIST", c.step_nodelist}};
     stepd.node_addrs = {{"node4", "10.0.0.4"}};
-    EXPECT_EQ(StepdInitPostOpt(stepd), 0) << c.name;
+    EXPECT_EQ(StepdInitPostOpt(stepd, st_), 0) << c.name;
     EXPECT_EQ(stepd.end_time_rpcs, 0) << c.name;
     EXPECT_EQ(stepd.node_addr_rpcs, c.stepd_addr_rpcs) << c.name;
-    EXPECT_EQ(State().job_end_time, 1767225600) << c.name;
-    EXPECT_EQ(State().first_node_addr, c.addr) << c.name;
+    EXPECT_EQ(st_.job_end_time, 1767225600) << c.name;
+    EXPECT_EQ(st_.first_node_addr, c.addr) << c.name;
   }
 }
 
 TEST_F(SrunTest, SubmitMakesAFreshTokenForANewJobAndKeepsSrunsValid) {
-  GiveOption("on");
+  GiveOption(&st_, "on");
   srun_.context = S_CTX_ALLOCATOR;
   srun_.process["DT_JOB_TOKEN"] = "enclosing-job";
-  EXPECT_EQ(SubmitPostOpt(srun_, /*allocator=*/true), 0);
+  EXPECT_EQ(SubmitPostOpt(srun_, st_, /*allocator=*/true), 0);
   const std::string fresh = srun_.process.at("DT_JOB_TOKEN");
   EXPECT_NE(fresh, "enclosing-job");
-  EXPECT_EQ(srun_.process.at(kOptionEnvVar), FormatJobOptions(State().options));
-  EXPECT_EQ(SubmitPostOpt(srun_, /*allocator=*/false), 0);
+  EXPECT_EQ(srun_.process.at(kOptionEnvVar), FormatJobOptions(st_.options));
+  EXPECT_EQ(SubmitPostOpt(srun_, st_, /*allocator=*/false), 0);
   EXPECT_EQ(srun_.process.at("DT_JOB_TOKEN"), fresh);
   srun_.process["DT_JOB_TOKEN"] = "short";
-  EXPECT_EQ(SubmitPostOpt(srun_, /*allocator=*/false), -1);
+  EXPECT_EQ(SubmitPostOpt(srun_, st_, /*allocator=*/false), -1);
   ASSERT_EQ(srun_.errors.size(), 1u);
   EXPECT_EQ(srun_.errors[0].rfind("dist-train: ", 0), 0u) << srun_.errors[0];
 }

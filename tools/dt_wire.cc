@@ -28,8 +28,6 @@
 #include "base/parse.h"
 #include "base/slurm_compat.h"
 #include "base/slurm_ids.h"
-#include "binding/binding_env.h"
-#include "binding/plan_report.h"
 #include "binding/topology.h"
 #include "contract/contract.h"
 #include "contract/job_deadline.h"
@@ -40,6 +38,10 @@
 #include "launcher/hostfile.h"
 #include "launcher/task_inputs.h"
 #include "relay/signal_relay.h"
+#include "wiring/env_sink.h"
+#include "wiring/node_binding.h"
+#include "wiring/task_relay.h"
+#include "wiring/task_wiring.h"
 
 namespace dist_train {
 namespace {
@@ -63,11 +65,8 @@ struct Wiring {
   PluginConfig config;
   JobOptions options;
   SlurmInputs in;
-  NodeModel model;
-  BindPlan plan;
-  bool bound = false;
-  std::string bind_note;  // why not bound, or the plan's warnings
-  std::string topology_source;
+  NodeBinding binding;
+  RelayTask relay;
 };
 
 Status ParseConfig(const std::string& text, PluginConfig* cfg) {
@@ -173,126 +172,37 @@ Status LoadFirstNodeAddr(Wiring* w) {
   return Status::Unavailable("master_addr=nodeaddr: " + s.message());
 }
 
-Status PlanNode(Wiring* w) {
-  const std::string& xml = w->config.topology;
-  w->topology_source = xml.empty() ? "live discovery" : xml;
-  DT_RETURN_IF_ERROR(LoadNodeModel(xml, &w->model));
-  BindRequest req;
-  DT_RETURN_IF_ERROR(BindRequestFromEnv(w->in.env, w->in.local_tasks,
-                                        EffectiveBind(w->config, w->options),
-                                        &req));
-  DT_RETURN_IF_ERROR(PlanBinding(w->model, req, &w->plan));
-  std::vector<uint32_t> ranks;
-  if (LocalGlobalRanks(w->in.env, w->in.local_tasks, w->in.total_tasks, &ranks)
-          .ok()) {
-    for (RankPlan& r : w->plan.ranks)
+// The task's SLURM_* variables and the admin's XML (or live discovery):
+// what the planner needs, as dt-wire learns it.
+class EnvBindSource : public BindSource {
+ public:
+  EnvBindSource(const Wiring& w) : w_(w) {}
+
+  Status LoadModel(NodeModel* model, std::string* source) override {
+    const std::string& xml = w_.config.topology;
+    *source = xml.empty() ? "live discovery" : xml;
+    return LoadNodeModel(xml, model);
+  }
+
+  Status Request(const NodeModel& /*model*/, BindParts parts,
+                 BindRequest* req) override {
+    return BindRequestFromEnv(w_.in.env, w_.in.local_tasks, parts, req);
+  }
+
+  void NameRanks(BindPlan* plan) override {
+    std::vector<uint32_t> ranks;
+    if (!LocalGlobalRanks(w_.in.env, w_.in.local_tasks, w_.in.total_tasks,
+                          &ranks)
+             .ok()) {
+      return;
+    }
+    for (RankPlan& r : plan->ranks)
       if (r.local_rank < ranks.size()) r.rank = ranks[r.local_rank];
   }
-  return Status::OK();
-}
 
-// Task mode only, as in the plugin; a failure means no binding and a note.
-void Bind(Wiring* w) {
-  BindParts parts = EffectiveBind(w->config, w->options);
-  if (w->options.mode.value_or(w->config.default_mode) != Mode::kTask ||
-      (!parts.cpu && !parts.gpu && !parts.nic)) {
-    return;
-  }
-  Status s = PlanNode(w);
-  w->bind_note = BindingNote(s, w->plan);
-  w->bound = s.ok();
-  if (!s.ok()) return;
-  const RankPlan* mine = nullptr;
-  for (const RankPlan& r : w->plan.ranks)
-    if (r.local_rank == w->in.local_task_id) mine = &r;
-  if (mine == nullptr) return;
-  BindingEnvInputs in;
-  in.parts = parts;
-  in.nccl_ib_hca = w->config.nccl_ib_hca;
-  const std::string* cvd = EnvFind(w->in.env, "CUDA_VISIBLE_DEVICES");
-  if (cvd != nullptr) in.slurm_cuda_visible_devices = *cvd;
-  w->in.binding = BindingEnv(w->model, w->plan, *mine, in);
-}
-
-Status Apply(const EnvPlan& plan) {
-  for (const std::string& name : plan.unset) unsetenv(name.c_str());
-  for (const auto& [name, value] : plan.set) {
-    if (setenv(name.c_str(), value.c_str(), 1) != 0)
-      return Status::IOError("set " + name + ": " + strerror(errno));
-  }
-  return Status::OK();
-}
-
-std::string ApplyAffinity(const Wiring& w) {
-  if (!w.bound || !EffectiveBind(w.config, w.options).cpu) return "";
-  for (const RankPlan& r : w.plan.ranks) {
-    if (r.local_rank != w.in.local_task_id || r.cpus.empty()) continue;
-    Status s = ApplyCpuAffinity(r.cpus);
-    if (!s.ok()) {
-      return "dist-train: warning: local rank " + std::to_string(r.local_rank) +
-             ": " + s.message();
-    }
-  }
-  return "";
-}
-
-// The same lines the plugin prints on the task's stderr.
-void Report(const Wiring& w, const EnvPlan& plan,
-            const std::string& affinity_warning) {
-  bool first_on_node = w.in.local_task_id == 0;
-  if (plan.verbose) fprintf(stderr, "%s\n", plan.summary.c_str());
-  if (plan.verbose && first_on_node && w.bound) {
-    const std::string* host = EnvFind(w.in.env, "SLURMD_NODENAME");
-    fprintf(stderr, "dist-train: binding on %s (topology: %s):\n%s",
-            host ? host->c_str() : "?", w.topology_source.c_str(),
-            PlanTable(w.model, w.plan).c_str());
-  }
-  if (first_on_node && !w.bind_note.empty())
-    fprintf(stderr, "%s\n", w.bind_note.c_str());
-  if (!affinity_warning.empty())
-    fprintf(stderr, "%s\n", affinity_warning.c_str());
-  if (plan.verbose || (first_on_node && w.in.node_id == 0)) {
-    for (const std::string& warning : plan.warnings)
-      fprintf(stderr, "%s\n", warning.c_str());
-  }
-  fflush(stderr);
-}
-
-// Forks the warning relay like the plugin's task_init; returns in the
-// child (the program to exec) or when no relay is needed or possible. In a
-// --dist-train step the plugin's relay (or Slurm, under linuxproc) already
-// delivers warnings to this process: a second relay would deliver each twice.
-void StartRelay(const Wiring& w) {
-  if (!w.config.signal_relay || UnderSignalRelay()) return;
-  RelayConfig cfg;
-  cfg.proctrack = ResolveProctrack(w.config.proctrack);
-  if (cfg.proctrack == Proctrack::kLinuxproc) {
-    // Slurm signals every process itself: launchers must not forward.
-    setenv(kRelayVar, std::to_string(getpid()).c_str(), 1);
-    return;
-  }
-  if (!CanListChildren()) {
-    fprintf(stderr,
-            "dist-train: warning: this kernel does not list "
-            "/proc/PID/task/TID/children; preemption warnings reach only "
-            "what Slurm signals itself\n");
-    return;
-  }
-  cfg.warning_mask = WithJobWarningSignal(
-      w.config.warning_signals, EnvFind(w.in.env, "DT_PREEMPT_SIGNAL"));
-  setenv(kRelayVar, std::to_string(getpid()).c_str(), 1);
-  fflush(stdout);
-  fflush(stderr);
-  pid_t relay = 0;
-  Status s = StartSignalRelay(cfg, &relay);
-  if (!s.ok()) {
-    unsetenv(kRelayVar);
-    fprintf(stderr, "dist-train: warning: no preemption relay: %s\n",
-            s.message().c_str());
-    return;
-  }
-  setenv("SLURM_TASK_PID", std::to_string(getpid()).c_str(), 1);
-}
+ private:
+  const Wiring& w_;
+};
 
 // Computes and applies this task's wiring; an error fails the task.
 Status Wire(const Args& a, Wiring* w) {
@@ -305,11 +215,13 @@ Status Wire(const Args& a, Wiring* w) {
   DT_RETURN_IF_ERROR(TaskInputsFromEnv(ProcessEnv(), &w->in));
   LoadDeadline(w);
   DT_RETURN_IF_ERROR(LoadFirstNodeAddr(w));
-  Bind(w);
-  EnvPlan plan;
-  DT_RETURN_IF_ERROR(PlanTaskEnv(w->config, w->options, w->in, &plan));
-  DT_RETURN_IF_ERROR(Apply(plan));
-  Report(*w, plan, ApplyAffinity(*w));
+  if (BindsStep(w->config, w->options, w->in.step_id)) {
+    EnvBindSource source(*w);
+    PlanNodeBinding(w->config, w->options, source, &w->binding);
+  }
+  ProcessEnvSink sink;
+  DT_RETURN_IF_ERROR(
+      WireTask(w->config, w->options, w->binding, &w->in, sink, &w->relay));
   if (EnvFind(w->in.env, kTokenVar) == nullptr && w->in.global_task_id == 0) {
     fprintf(stderr,
             "dt-wire: hint: eval \"$(dt-wire --job-env)\" in the batch script "
@@ -388,7 +300,15 @@ int main(int argc, char** argv) {
     fprintf(stderr, "dt-wire: error: %s\n", s.message().c_str());
     return 1;
   }
-  if (w.options.enabled) StartRelay(w);
+  // In a --dist-train step the plugin's relay (or Slurm, under linuxproc)
+  // already delivers warnings to this process: a second relay would deliver
+  // each twice.
+  if (w.options.enabled && !UnderSignalRelay()) {
+    ProcessEnvSink sink;
+    w.relay.shares_memory = false;
+    StartTaskRelay(w.config, w.relay, EnvFind(w.in.env, "DT_PREEMPT_SIGNAL"),
+                   sink);
+  }
   std::vector<char*> args;
   for (std::string& c : a.command) args.push_back(c.data());
   args.push_back(nullptr);

@@ -1,6 +1,8 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "jobgen/job_sections.h"
 
+#include <cstdio>
+
 #include <set>
 #include <string_view>
 
@@ -162,10 +164,33 @@ Status LaunchStyleKey(const YamlSource& c, const YAML::Node& v,
       "expected srun, torchrun, dt-run or custom, got '" + style + "'");
 }
 
-// Every "${" of a command word starts a ${NAME} reference (or is "$${").
+// The first control character of `word` as "byte 0x0a, a newline", or "".
+std::string ControlCharacter(const std::string& word) {
+  for (unsigned char ch : word) {
+    if (ch >= 0x20 && ch != 0x7f) continue;
+    char hex[8];
+    snprintf(hex, sizeof(hex), "0x%02x", ch);
+    const char* name = ch == '\n'   ? ", a newline"
+                       : ch == '\t' ? ", a tab"
+                       : ch == '\r' ? ", a carriage return"
+                                    : "";
+    return std::string("byte ") + hex + name;
+  }
+  return "";
+}
+
+// The program word names a program: a control character in it makes a
+// script the shell reads as two commands (shellcheck SC2289). Every "${" of
+// a command word starts a ${NAME} reference (or is "$${").
 Status CheckCommandRefs(const YamlSource& c, const YAML::Node& list,
                         const std::string& path,
                         const std::vector<std::string>& words) {
+  std::string control = words.empty() ? "" : ControlCharacter(words[0]);
+  if (!control.empty()) {
+    return YamlError(c, list[0], path + "[0]",
+                     "the program's name has a control character (" + control +
+                         "); a program is named on one line");
+  }
   for (size_t i = 0; i < words.size(); ++i) {
     std::string quoted, why;
     if (!QuoteWithRefs(words[i], &quoted, &why)) {

@@ -126,6 +126,16 @@ TEST(JobSpecTest, EveryErrorMessageExactly) {
       {"launch: {command: python train.py}\n",
        "t.yaml:1:19: launch.command: expected a list of words, e.g. [python, "
        "train.py, --lr, '0.1']"},
+      {"launch:\n  style: custom\n  command: [\"LD_PRELOAD\\n\\nX=/x.so\", "
+       "python3]\n",
+       "t.yaml:3:13: launch.command[0]: the program's name has a control "
+       "character (byte 0x0a, a newline); a program is named on one line"},
+      {"launch: {command: [\"a\\tb\", python3]}\n",
+       "t.yaml:1:20: launch.command[0]: the program's name has a control "
+       "character (byte 0x09, a tab); a program is named on one line"},
+      {"launch: {command: [\"a\\x7f\"]}\n",
+       "t.yaml:1:20: launch.command[0]: the program's name has a control "
+       "character (byte 0x7f); a program is named on one line"},
       {"launch: {style: mpirun, command: [a]}\n",
        "t.yaml:1:17: launch.style: expected srun, torchrun, dt-run or custom, "
        "got 'mpirun'"},
