@@ -25,23 +25,17 @@ int CarryToSteps(SpankHost& host, const PluginState& st) {
   return 0;
 }
 
-// sbatch/salloc always make a new token (a job submitted from inside
-// another must not share its secret); srun keeps its job's token.
+// sbatch/salloc make a new token, srun keeps its job's (contract/token.h).
 int EnsureToken(SpankHost& host, bool fresh) {
-  const char* existing = host.GetProcessEnv(kTokenVar);
-  if (existing != nullptr && !fresh) {
-    Status s = CheckToken(existing);
-    if (!s.ok()) host.Error("dist-train: " + s.message());
-    return s.ok() ? 0 : -1;
-  }
   std::string token;
-  Status s = GenerateToken(&token);
+  bool made = false;
+  Status s = JobToken(fresh ? TokenRule::kNewJob : TokenRule::kJobStep,
+                      host.GetProcessEnv(kTokenVar), &token, &made);
   if (!s.ok()) {
-    host.Error(std::string("dist-train: cannot make ") + kTokenVar + ": " +
-               s.message());
+    host.Error("dist-train: " + s.message());
     return -1;
   }
-  if (host.SetProcessEnv(kTokenVar, token.c_str()) != 0) {
+  if (made && host.SetProcessEnv(kTokenVar, token.c_str()) != 0) {
     host.Error(std::string("dist-train: cannot export ") + kTokenVar);
     return -1;
   }

@@ -304,11 +304,11 @@ Status Standalone(int nproc, NodeContract* node) {
   DT_RETURN_IF_ERROR(Listen(0, &fd, &port, "127.0.0.1"));
   close(fd);
   *node = NodeContract{"127.0.0.1", port, 1, 0, nproc > 0 ? nproc : 1};
-  if (getenv(kTokenVar) == nullptr) {
-    std::string token;
-    DT_RETURN_IF_ERROR(GenerateToken(&token));
-    setenv(kTokenVar, token.c_str(), 1);
-  }
+  std::string token;
+  bool made = false;
+  DT_RETURN_IF_ERROR(
+      JobToken(TokenRule::kJobStep, getenv(kTokenVar), &token, &made));
+  if (made) setenv(kTokenVar, token.c_str(), 1);
   return Status::OK();
 }
 

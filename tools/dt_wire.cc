@@ -122,17 +122,14 @@ int PrintJobEnv(const Args& a) {
     fprintf(stderr, "dt-wire: %s\n", s.message().c_str());
     return 2;
   }
-  const char* token = getenv(kTokenVar);
-  std::string fresh;
-  if (token == nullptr || !CheckToken(token).ok()) {
-    s = GenerateToken(&fresh);
-    if (!s.ok()) {
-      fprintf(stderr, "dt-wire: %s\n", s.message().c_str());
-      return 1;
-    }
-    token = fresh.c_str();
+  std::string token;
+  bool made = false;
+  s = JobToken(TokenRule::kJobOrFresh, getenv(kTokenVar), &token, &made);
+  if (!s.ok()) {
+    fprintf(stderr, "dt-wire: %s\n", s.message().c_str());
+    return 1;
   }
-  printf("export %s=%s\n", kTokenVar, token);
+  printf("export %s=%s\n", kTokenVar, token.c_str());
   if (!a.options.empty())
     printf("export %s=%s\n", kOptionsVar, ShellQuote(a.options).c_str());
   std::string config = a.config, word = ProctrackWord(a.config);

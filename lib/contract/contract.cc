@@ -5,6 +5,7 @@
 
 #include "base/hostlist.h"
 #include "base/parse.h"
+#include "contract/job_deadline.h"
 #include "contract/port.h"
 #include "contract/token.h"
 #include "contract/torchrun_vars.h"
@@ -325,7 +326,7 @@ const std::vector<std::string>& InputEnvNames() {
         "DT_LOCAL_GPU",      "DT_GPU",
         "DT_GPUS",           "DT_NIC",
         "DT_NICS",           "DT_NIC_PCI",
-        "UCX_NET_DEVICES",   "DT_JOB_DEADLINE",
+        "UCX_NET_DEVICES",   kDeadlineVar,
         "NCCL_IB_HCA",       "DT_CPUS"};
     v.insert(v.end(), std::begin(binding_vars), std::end(binding_vars));
     for (const std::string& n : ContractVarNames()) v.push_back(n);
@@ -361,7 +362,7 @@ Status PlanTaskEnv(const PluginConfig& cfg, const JobOptions& opts,
   if (batch_workers > 1) wanted = MeetingVars(shape);
   if (mode == Mode::kTask) Merge(in.binding, &wanted);
   if (in.job_end_time > 0) {
-    wanted.emplace_back("DT_JOB_DEADLINE", std::to_string(in.job_end_time));
+    wanted.emplace_back(kDeadlineVar, std::to_string(in.job_end_time));
   }
   ApplyPrecedence(in.env, record, wanted, &plan);
   if (mode == Mode::kNode && shape.local_world_size > 1) {

@@ -12,6 +12,10 @@
 
 namespace dist_train {
 
+// The variable every task of a job with a time limit gets: its end time
+// (Unix seconds).
+constexpr char kDeadlineVar[] = "DT_JOB_DEADLINE";
+
 // The job's end time (Unix seconds), or 0 when it has no time limit.
 //
 // slurmctld gives a job without a limit an end time one year after its

@@ -40,4 +40,23 @@ Status CheckToken(std::string_view token) {
                                  std::to_string(token.size()) + " characters)");
 }
 
+Status JobToken(TokenRule rule, const char* existing, std::string* token,
+                bool* made) {
+  *made = false;
+  if (existing != nullptr && rule != TokenRule::kNewJob) {
+    Status valid = CheckToken(existing);
+    if (valid.ok()) {
+      *token = existing;
+      return valid;
+    }
+    if (rule == TokenRule::kJobStep) return valid;
+  }
+  Status s = GenerateToken(token);
+  if (!s.ok())
+    return Status::IOError(std::string("cannot make ") + kTokenVar + ": " +
+                           s.message());
+  *made = true;
+  return s;
+}
+
 }  // namespace dist_train

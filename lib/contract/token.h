@@ -25,6 +25,25 @@ Status GenerateToken(std::string* token);
 // value (it is a secret).
 Status CheckToken(std::string_view token);
 
+// Whose token a job or step gets: the one rule per caller, here only.
+enum class TokenRule {
+  // Always a fresh one (sbatch, salloc): a job submitted from inside
+  // another must not share its secret.
+  kNewJob,
+  // The job's own, which must be valid; a fresh one when there is none (a
+  // job-creating srun). srun, dt-run outside Slurm.
+  kJobStep,
+  // The job's own when valid, else a fresh one (dt-wire --job-env in a
+  // batch script, which may have inherited anything).
+  kJobOrFresh,
+};
+
+// The token under `rule`, given the environment's value (`existing`, null
+// when unset). *made says whether it is a fresh one (to export). Errors
+// name DT_JOB_TOKEN and never echo the value.
+Status JobToken(TokenRule rule, const char* existing, std::string* token,
+                bool* made);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_CONTRACT_TOKEN_H_

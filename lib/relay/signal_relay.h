@@ -38,16 +38,11 @@
 #include <string_view>
 
 #include "dist_train/status.h"
+#include "relay/descendants.h"
+#include "relay/proctrack.h"
+#include "relay/warning_signals.h"
 
 namespace dist_train {
-
-// How Slurm signals a step, i.e. its ProctrackType (SPANK cannot read it).
-enum class Proctrack {
-  kAuto,       // infer from /proc/self/cgroup (DetectProctrack)
-  kCgroup,     // only the task processes: relay everything
-  kPgid,       // task 0's process group: relay warnings to other groups
-  kLinuxproc,  // every descendant already: no relay needed
-};
 
 struct RelayConfig {
   Proctrack proctrack = Proctrack::kCgroup;  // kAuto is resolved before
@@ -60,50 +55,6 @@ struct RelayConfig {
   // a plain fork, for a child that goes on running this program.
   bool child_execs = false;
 };
-
-inline constexpr uint64_t SignalBit(int sig) {
-  return uint64_t{1} << (sig - 1);
-}
-
-// Parses "USR1,USR2" (names with or without SIG; HUP QUIT USR1 USR2 ALRM URG
-// XCPU VTALRM PROF WINCH PWR) into a mask. `what` (if any) prefixes errors.
-Status ParseWarningSignals(std::string_view text, const std::string& what,
-                           uint64_t* mask);
-
-// "USR1,USR2" for a mask (inverse of ParseWarningSignals).
-std::string FormatWarningSignals(uint64_t mask);
-
-// Parses plugstack's proctrack=auto|cgroup|pgid|linuxproc.
-bool ParseProctrack(std::string_view text, Proctrack* out);
-const char* ProctrackName(Proctrack p);
-
-// Slurm's proctrack from the content of /proc/self/cgroup of a task:
-// a cgroup v1 freezer path or a v2 path with job_N/step_M is kCgroup,
-// anything else kPgid (linuxproc cannot be told apart from pgid; there the
-// relay receives nothing, because Slurm skips processes named slurmstepd).
-Proctrack DetectProctrack(std::string_view proc_self_cgroup);
-
-// `configured`, with kAuto resolved from this process's /proc/self/cgroup
-// (from the file at `cgroup_file`: tests).
-Proctrack ResolveProctrack(Proctrack configured);
-Proctrack ResolveProctrack(Proctrack configured, const char* cgroup_file);
-// The admin's warning signals plus the job's DT_PREEMPT_SIGNAL (null: unset)
-// when it names one that can be a warning (TERM/INT keep their meaning).
-uint64_t WithJobWarningSignal(uint64_t admin_mask,
-                              const std::string* preempt_signal);
-// Signal masks of /proc/PID/status text. Async-signal-safe (no allocation).
-struct SignalMasks {
-  uint64_t caught = 0, blocked = 0, ignored = 0;
-};
-bool ParseStatusMasks(const char* text, size_t len, SignalMasks* out);
-
-// Whether a process with these masks wants signal `sig` delivered: it has a
-// handler, or blocks it without ignoring it (sigwait/signalfd users).
-bool WantsSignal(const SignalMasks& m, int sig);
-
-// Whether this kernel lists children in /proc/PID/task/TID/children, which
-// the relay walks to find descendants.
-bool CanListChildren();
 
 // The variable the plugin sets to the relay's pid for the task's processes.
 inline constexpr char kRelayVar[] = "DT_SIGNAL_RELAY";

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "base/env.h"
+#include "contract/job_deadline.h"
 #include "dist_train/dist_train.h"
 #include "dist_train/preemption.h"
 #include "runtime/c_api_internal.h"
@@ -107,7 +108,7 @@ Status ReadJob(const EnvMap& env, dt_env* out) {
   std::optional<int64_t> deadline;
   DT_RETURN_IF_ERROR(EnvUint(env, "SLURM_JOB_ID", 1, UINT32_MAX, &job));
   DT_RETURN_IF_ERROR(EnvCount(env, "SLURM_RESTART_COUNT", &restarts));
-  DT_RETURN_IF_ERROR(EnvEpochSeconds(env, "DT_JOB_DEADLINE", &deadline));
+  DT_RETURN_IF_ERROR(EnvEpochSeconds(env, kDeadlineVar, &deadline));
   out->job_id = job ? static_cast<int64_t>(*job) : -1;
   // Slurm sets SLURM_RESTART_COUNT only once a job was requeued.
   out->restart_count =

@@ -166,7 +166,7 @@ Status JobSecondsLeft(int64_t* seconds) {
   std::optional<uint64_t> job;
   std::optional<int64_t> end;
   DT_RETURN_IF_ERROR(JobId(env, &job));
-  DT_RETURN_IF_ERROR(EnvEpochSeconds(env, "DT_JOB_DEADLINE", &end));
+  DT_RETURN_IF_ERROR(EnvEpochSeconds(env, kDeadlineVar, &end));
   const int64_t now = static_cast<int64_t>(time(nullptr));
   int64_t live = 0;
   if (job && LiveDeadline(static_cast<uint32_t>(*job), &live)) {
