@@ -354,3 +354,14 @@ YAML
   run --separate-stderr "$GEN" rel.yaml --set sweep.workdir=submit
   [ -z "$stderr" ]
 }
+
+@test "a control character in the program's name is refused naming the key; in an argument it is quoted" {
+  run "$GEN" "$REPO/fuzz/corpus/gen_sbatch/newline-in-first-word.yaml"
+  [ "$status" -eq 1 ]
+  [ "$output" = "gen-sbatch: $REPO/fuzz/corpus/gen_sbatch/newline-in-first-word.yaml:3:13: launch.command[0]: the program's name has a control character (byte 0x0a, a newline); a program is named on one line" ]
+  cd "$BATS_TEST_TMPDIR"
+  printf 'launch:\n  style: custom\n  command: [python3, -c, "print(1)\\nprint(2)"]\n' >arg.yaml
+  run "$GEN" arg.yaml -o arg.sh
+  [ "$status" -eq 0 ]
+  shellcheck arg.sh
+}

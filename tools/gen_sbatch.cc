@@ -2,6 +2,9 @@
 //
 // gen-sbatch: sbatch scripts and job-array sweeps from one YAML file.
 // Exit codes: 0 ok, 1 error, 2 usage.
+//
+// Over 400 lines: the CLI11 definitions of every flag and subcommand, with
+// their help text; the logic is in lib/jobgen.
 
 #include <dirent.h>
 #include <sys/random.h>

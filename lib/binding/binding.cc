@@ -1,4 +1,6 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
+// Over 400 lines: the planner's steps (GPUs per rank, NICs by tier and
+// distance, CPU shares) read in order; a split is planned with #31's rest.
 #include "binding/binding.h"
 
 #include <algorithm>

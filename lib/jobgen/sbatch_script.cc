@@ -1,4 +1,6 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
+// Over 400 lines: the renderer with one function per script section, in
+// the order the script has them.
 #include "jobgen/sbatch_script.h"
 
 #include <algorithm>
