@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "base/env.h"
 #include "contract/contract.h"
 #include "dist_train/status.h"
 
@@ -35,6 +36,21 @@ class ProcessEnvSink : public EnvSink {
  public:
   Status Set(const std::string& name, const std::string& value) override;
   Status Unset(const std::string& name) override;
+};
+
+// An EnvMap as the sink: the task's environment held in memory (tests,
+// and callers that look at a plan's effect before applying it).
+class MapEnvSink : public EnvSink {
+ public:
+  Status Set(const std::string& name, const std::string& value) override {
+    env[name] = value;
+    return Status::OK();
+  }
+  Status Unset(const std::string& name) override {
+    env.erase(name);
+    return Status::OK();
+  }
+  EnvMap env;
 };
 
 // Applies `plan`: its unsets first, then its sets, in order. Stops at the

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <map>
 #include <string>
 
 #include "base/slurm_ids.h"
@@ -13,19 +12,6 @@
 namespace dist_train {
 namespace {
 
-class MapSink : public EnvSink {
- public:
-  Status Set(const std::string& name, const std::string& value) override {
-    env[name] = value;
-    return Status::OK();
-  }
-  Status Unset(const std::string& name) override {
-    env.erase(name);
-    return Status::OK();
-  }
-  std::map<std::string, std::string> env;
-};
-
 // The paths that start no relay (the forking ones are the relay's own
 // tests and the end-to-end preemption tests).
 TEST(StartTaskRelayTest, NoRelayWhereNoneIsWanted) {
@@ -33,7 +19,7 @@ TEST(StartTaskRelayTest, NoRelayWhereNoneIsWanted) {
   task.step_id = 3;
   PluginConfig off;
   off.signal_relay = false;
-  MapSink sink;
+  MapEnvSink sink;
   StartTaskRelay(off, task, nullptr, sink);
   EXPECT_TRUE(sink.env.empty());
   RelayTask batch;
@@ -47,13 +33,11 @@ TEST(StartTaskRelayTest, LinuxprocNeedsNoRelayButTellsLaunchers) {
   cfg.proctrack = Proctrack::kLinuxproc;
   RelayTask task;
   task.step_id = 3;
-  MapSink sink;
+  MapEnvSink sink;
   pid_t me = getpid();
   StartTaskRelay(cfg, task, nullptr, sink);
   ASSERT_EQ(getpid(), me);  // no fork: the test goes on in this process
-  EXPECT_EQ(
-      sink.env,
-      (std::map<std::string, std::string>{{kRelayVar, std::to_string(me)}}));
+  EXPECT_EQ(sink.env, (EnvMap{{kRelayVar, std::to_string(me)}}));
 }
 
 }  // namespace

@@ -3,27 +3,12 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 
 #include "binding/plan_report.h"
 
 namespace dist_train {
 namespace {
-
-// The task's environment as a map.
-class MapSink : public EnvSink {
- public:
-  Status Set(const std::string& name, const std::string& value) override {
-    env[name] = value;
-    return Status::OK();
-  }
-  Status Unset(const std::string& name) override {
-    env.erase(name);
-    return Status::OK();
-  }
-  std::map<std::string, std::string> env;
-};
 
 // Task 1 (second on node1) of step 1000.3 on node[1-2], 2 tasks per node.
 SlurmInputs TaskOne() {
@@ -53,7 +38,7 @@ JobOptions Words(const char* text) {
 
 TEST(WireTaskTest, AppliesTheContractThroughTheSinkAndFillsTheRelayTask) {
   SlurmInputs in = TaskOne();
-  MapSink sink;
+  MapEnvSink sink;
   sink.env["DT_GPU"] = "stale";  // an enclosing step's, not this one's
   RelayTask relay;
   testing::internal::CaptureStderr();
@@ -73,7 +58,7 @@ TEST(WireTaskTest, AppliesTheContractThroughTheSinkAndFillsTheRelayTask) {
 
 TEST(WireTaskTest, VerbosePrintsTheSummaryAndTellsTheRelay) {
   SlurmInputs in = TaskOne();
-  MapSink sink;
+  MapEnvSink sink;
   RelayTask relay;
   testing::internal::CaptureStderr();
   ASSERT_TRUE(
@@ -89,7 +74,7 @@ TEST(WireTaskTest, VerbosePrintsTheSummaryAndTellsTheRelay) {
 TEST(WireTaskTest, AnErrorFailsTheTaskNamingTheInput) {
   SlurmInputs in = TaskOne();
   in.env["SLURM_STEP_NODELIST"] = "node[1-";
-  MapSink sink;
+  MapEnvSink sink;
   RelayTask relay;
   Status s = WireTask({}, Words("on"), NodeBinding(), &in, sink, &relay);
   EXPECT_FALSE(s.ok());
