@@ -209,9 +209,10 @@ check-sanitize:
 
 # ---- ThreadSanitizer: the runtime and relay tests only ---------------------
 # Their own binary, built from the components they link (base, relay,
-# contract, runtime), so CI pays for no other TSan objects.
+# contract, runtime, and testing's in-memory ring), so CI pays for no
+# other TSan objects.
 TSAN_TEST_OBJS := $(filter $(BUILD)/lib/runtime/% $(BUILD)/lib/relay/%,$(TEST_OBJS))
-TSAN_LIB_OBJS := $(filter $(patsubst %,$(BUILD)/lib/%/%,$(SO_COMPONENTS)),$(LIB_OBJS))
+TSAN_LIB_OBJS := $(filter $(patsubst %,$(BUILD)/lib/%/%,$(SO_COMPONENTS) testing),$(LIB_OBJS))
 TSAN_UNIT := $(BUILD)/tests/tsan_unit_tests
 $(TSAN_UNIT): $(TSAN_TEST_OBJS) $(TSAN_LIB_OBJS)
 	@mkdir -p $(dir $@)

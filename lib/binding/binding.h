@@ -30,20 +30,11 @@
 #include <string_view>
 #include <vector>
 
+#include "binding/bind_parts.h"
 #include "binding/node_model.h"
 #include "dist_train/status.h"
 
 namespace dist_train {
-
-enum class CpuShare { kExclusive, kDomain, kNone };
-
-// Which parts of the binding to apply.
-struct BindParts {
-  bool cpu = true;
-  bool gpu = true;
-  bool nic = true;
-  CpuShare share = CpuShare::kExclusive;
-};
 
 struct BindRequest {
   uint32_t ntasks = 1;  // local ranks on this node

@@ -18,9 +18,10 @@
 #include <string_view>
 #include <vector>
 
-#include "binding/binding.h"
+#include "binding/bind_parts.h"
 #include "dist_train/status.h"
-#include "relay/signal_relay.h"
+#include "relay/proctrack.h"
+#include "relay/warning_signals.h"
 
 namespace dist_train {
 
@@ -67,7 +68,7 @@ struct PluginConfig {
   // Also restrict NCCL to the planned HCA (NCCL_IB_HCA). Off by default:
   // NCCL pairs GPUs and NICs itself and uses several rails when it can.
   bool nccl_ib_hca = false;
-  // Relay preemption warnings to every worker of a task (lib/signal_relay.h,
+  // Relay preemption warnings to every worker of a task (relay/signal_relay.h,
   // docs/preemption.md). Srun steps of --dist-train jobs only.
   bool signal_relay = true;
   // The cluster's ProctrackType; auto infers cgroup or pgid per task from

@@ -18,6 +18,7 @@
 #include "base/parse.h"
 #include "runtime/admission.h"
 #include "runtime/communicator_impl.h"
+#include "runtime/ring_collectives.h"
 
 namespace dist_train {
 
@@ -336,11 +337,15 @@ void GroupByHost(CommunicatorImpl* comm) {
 
 Status ConnectLeaderRing(CommunicatorImpl* comm) {
   const int num_leaders = static_cast<int>(comm->leaders.size());
-  const int leader_index = comm->Leaders().rank;
-  return ConnectRing(comm, comm->leaders[(leader_index + 1) % num_leaders],
-                     comm->leaders[Mod(leader_index - 1, num_leaders)],
-                     &comm->leader_next, &comm->leader_prev,
-                     DeadlineIn(comm->opt.timeout_seconds));
+  const int leader_index = comm->LeaderIndex();
+  DT_RETURN_IF_ERROR(ConnectRing(
+      comm, comm->leaders[(leader_index + 1) % num_leaders],
+      comm->leaders[Mod(leader_index - 1, num_leaders)], &comm->leader_next,
+      &comm->leader_prev, DeadlineIn(comm->opt.timeout_seconds)));
+  comm->leader_ring = std::make_unique<TcpRingLink>(
+      comm, &comm->leader_next, &comm->leader_prev, num_leaders, leader_index,
+      &comm->scratch);
+  return Status::OK();
 }
 
 }  // namespace dist_train

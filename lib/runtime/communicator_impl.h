@@ -1,11 +1,12 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
-// The CPU communicator's state and the internals its files share: a star of
+// The communicator's state and the internals its files share: a star of
 // control connections to rank 0 (rendezvous, failure notices; bootstrap.cc
-// and communicator.cc) and a ring of data connections (collectives;
-// tcp_ring.cc), with shared memory among the ranks of one machine
-// (shm_collectives.cc). Not installed: users see only the forward
-// declaration in dist_train/runtime.h.
+// and communicator.cc), a ring of data connections (TcpRingLink;
+// tcp_ring.cc), shared memory among the ranks of one machine
+// (shm_collectives.cc), and the transports over them (transport.h;
+// host_transports.cc), one chosen at Create. Not installed: users see only
+// the forward declaration in dist_train/runtime.h.
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_COMMUNICATOR_IMPL_H_
 #define DIST_TRAIN_LIB_RUNTIME_COMMUNICATOR_IMPL_H_
@@ -24,29 +25,42 @@
 #include "runtime/nccl_backend.h"
 #include "runtime/shm_segment.h"
 #include "runtime/spin_policy.h"
+#include "runtime/transport.h"
 #include "runtime/wire.h"
 #include "runtime/yield_policy.h"
 
 namespace dist_train {
 
-// How a host-memory collective travels (device memory: NCCL); chosen in
-// one place, HostTransport, for every public collective.
-enum class Transport {
-  kSingleRank,    // nothing to exchange
-  kSharedMemory,  // every rank on this one machine
-  kHierarchical,  // shared memory within machines, a tcp ring between them
-  kTcpRing,       // the ring of all ranks
+class CommunicatorImpl;
+
+// A ring of TCP connections (all ranks, or the machines' leaders) as a
+// RingLink: both directions at once without blocking, sleeping in poll()
+// beside the control connections, whose failure notices end it.
+class TcpRingLink : public RingLink {
+ public:
+  TcpRingLink(CommunicatorImpl* comm, Conn* next, Conn* prev, int size,
+              int rank, std::vector<char>* scratch)
+      : RingLink(scratch),
+        comm_(comm),
+        next_(next),
+        prev_(prev),
+        size_(size),
+        rank_(rank) {}
+  int size() const override { return size_; }
+  int rank() const override { return rank_; }
+  using RingLink::Exchange;
+  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen,
+                  const std::function<void(size_t)>& on_recv) override;
+
+ private:
+  CommunicatorImpl* comm_;
+  Conn* next_;
+  Conn* prev_;
+  int size_, rank_;
 };
 
 class CommunicatorImpl {
  public:
-  // A ring to run a collective on: all ranks, or the machines' leaders.
-  struct Ring {
-    Conn* next;
-    Conn* prev;
-    int size, rank;
-  };
-
   ~CommunicatorImpl();
 
   // ---- failure plane (communicator.cc) ----
@@ -61,38 +75,17 @@ class CommunicatorImpl {
   // CheckCtrl for each control connection readable in fds[first + i].
   Status HandleCtrl(const std::vector<pollfd>& fds, size_t first);
 
-  // ---- transport choice (communicator.cc) ----
-  Transport HostTransport() const;
-
   // ---- NCCL set-up (tcp_ring.cc) ----
-  Status Nccl(NcclBackend** out);
-  // Runs `op` on the NCCL communicator, making it first if needed.
-  template <typename Op>
-  Status WithNccl(Op op) {
-    NcclBackend* backend = nullptr;
-    DT_RETURN_IF_ERROR(Nccl(&backend));
-    return op(backend);
-  }
+  // The NCCL communicator as a transport, made at the first device buffer.
+  Status Nccl(Transport** out);
 
   // ---- tcp ring (tcp_ring.cc) ----
-  Ring AllRanks() { return Ring{&next, &prev, size, rank}; }
-  Ring Leaders();
-  // Sends sbuf to the next rank while receiving rbuf from the previous one;
-  // `on_recv(bytes so far)` runs whenever more arrived (e.g. to reduce what
-  // is complete while the rest is still on the wire).
-  Status Exchange(const Ring& ring, const char* sbuf, size_t slen, char* rbuf,
-                  size_t rlen,
-                  const std::function<void(size_t)>& on_recv = nullptr);
-  Status Exchange(const char* sbuf, size_t slen, char* rbuf, size_t rlen) {
-    return Exchange(AllRanks(), sbuf, slen, rbuf, rlen);
-  }
+  // The rings of all ranks and of the machines' leaders (after Create).
+  RingLink* AllRanks() { return ring.get(); }
+  RingLink* Leaders() { return leader_ring.get(); }
+  // The leaders' ring position of this rank (-1: not a leader).
+  int LeaderIndex() const;
   Status DataError(const Status& status);
-  // A receive buffer of at least `bytes`, kept between collectives: a fresh
-  // one per call costs page faults and zeroing (large ones are mmapped).
-  char* Scratch(size_t bytes) {
-    if (scratch.size() < bytes) scratch.resize(bytes);
-    return scratch.data();
-  }
 
   // ---- shared memory (shm_collectives.cc) ----
   // `lines`: how many of each rank's tagged lines (ShmSegment::tag) the
@@ -133,6 +126,7 @@ class CommunicatorImpl {
   int local_rank = 0;
   bool hierarchical = false;
   Conn leader_next, leader_prev;
+  std::unique_ptr<TcpRingLink> ring, leader_ring;
   int shm_set = 0;      // the shared-memory buffer set of the next chunk
   std::string failure;  // set once: every later call fails with it
   ShmSegment shm;       // this machine's ranks, when there are several
@@ -147,7 +141,9 @@ class CommunicatorImpl {
   // Small socket transfers spin before they sleep (SocketSpinPays).
   bool socket_spin = false;
   std::unique_ptr<NcclBackend> nccl;  // made at the first device buffer
-  std::vector<char> scratch;          // see Scratch()
+  std::vector<char> scratch;          // the rings' RingLink::Scratch
+  // Host-memory collectives (MakeHostTransport, at Create).
+  std::unique_ptr<Transport> host;
 };
 
 // ---- bootstrap.cc ----
@@ -174,21 +170,10 @@ Status ConnectLeaderRing(CommunicatorImpl* comm);
 
 // ---- tcp_ring.cc ----
 
-inline int Mod(int a, int n) { return ((a % n) + n) % n; }
 // Whether small socket transfers should spin before sleeping: this
 // process may run on more than one CPU and this machine has more CPUs than
 // its `local_ranks`.
 bool SocketSpinPays(int local_ranks);
-// Segment i of `count` elements split n ways starts here.
-size_t SegmentStart(size_t count, int n, int i);
-Status RingReduceScatter(CommunicatorImpl* comm,
-                         const CommunicatorImpl::Ring& ring, char* buf,
-                         size_t count, DataType type, ReduceOp op);
-Status RingAllGather(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
-                     char* buf, size_t count, size_t elem_size);
-Status RingAllReduce(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
-                     char* buf, size_t count, DataType type, ReduceOp op);
-Status RingBroadcast(CommunicatorImpl* comm, char* buf, size_t bytes, int root);
 
 // ---- shm_collectives.cc ----
 
@@ -198,6 +183,14 @@ Status SetupShm(CommunicatorImpl* comm);
 // In place; every rank, when all-reduce is hierarchical.
 Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
                              DataType type, ReduceOp op);
+
+// ---- host_transports.cc ----
+
+// The host transport of a connected communicator: a single rank, shared
+// memory (every rank on this machine), shared memory within machines under
+// a ring of their leaders (all-reduce; the rest on the ring of all ranks),
+// or the TCP ring.
+std::unique_ptr<Transport> MakeHostTransport(CommunicatorImpl* comm);
 
 }  // namespace dist_train
 

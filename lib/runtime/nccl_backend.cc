@@ -324,4 +324,6 @@ Status NcclBackend::ReduceScatter(const void*, void*, size_t, DataType,
 
 #endif
 
+std::string NcclBackend::Describe() const { return "nccl"; }
+
 }  // namespace dist_train

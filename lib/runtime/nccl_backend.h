@@ -16,12 +16,14 @@
 #include <string>
 
 #include "dist_train/runtime.h"
+#include "runtime/transport.h"
 
 namespace dist_train {
 
 using NcclId = std::array<char, 128>;
 
-class NcclBackend {
+// Device memory's transport.
+class NcclBackend : public Transport {
  public:
   // Built with NCCL.
   static bool Compiled();
@@ -37,14 +39,16 @@ class NcclBackend {
                        double timeout_seconds,
                        std::function<Status()> check_peers,
                        std::unique_ptr<NcclBackend>* out);
-  ~NcclBackend();
+  ~NcclBackend() override;
 
+  std::string Describe() const override;
   Status AllReduce(const void* send, void* recv, size_t count, DataType type,
-                   ReduceOp op);
-  Status Broadcast(void* buf, size_t count, DataType type, int root);
-  Status AllGather(const void* send, void* recv, size_t count, DataType type);
+                   ReduceOp op) override;
+  Status Broadcast(void* buf, size_t count, DataType type, int root) override;
+  Status AllGather(const void* send, void* recv, size_t count,
+                   DataType type) override;
   Status ReduceScatter(const void* send, void* recv, size_t count,
-                       DataType type, ReduceOp op);
+                       DataType type, ReduceOp op) override;
 
   struct State;
 

@@ -24,6 +24,7 @@
 #include "base/env.h"
 #include "runtime/communicator_impl.h"
 #include "runtime/reduce.h"
+#include "runtime/ring_collectives.h"
 
 namespace dist_train {
 
@@ -90,14 +91,14 @@ Status AgreeOnBaseName(CommunicatorImpl* comm, bool wanted,
   char base[64] = {0};
   if (comm->rank == 0 && wanted)
     snprintf(base, sizeof(base), "%s", ShmSegment::RandomName().c_str());
-  DT_RETURN_IF_ERROR(RingBroadcast(comm, base, sizeof(base), 0));
+  DT_RETURN_IF_ERROR(RingBroadcast(comm->AllRanks(), base, sizeof(base), 0));
   *base_name = std::string(base, strnlen(base, sizeof(base)));
   return Status::OK();
 }
 
 // The minimum of `flag` over all ranks, into `flag`.
 Status AllRanksMin(CommunicatorImpl* comm, int32_t* flag) {
-  return RingAllReduce(comm, comm->AllRanks(), reinterpret_cast<char*>(flag), 1,
+  return RingAllReduce(comm->AllRanks(), reinterpret_cast<char*>(flag), 1,
                        DataType::kInt32, ReduceOp::kMin);
 }
 
@@ -171,8 +172,7 @@ Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
     DT_RETURN_IF_ERROR(comm->ShmReduce(buf, count, type, op, buf, 0, mine));
   }
   if (leader)
-    DT_RETURN_IF_ERROR(
-        RingAllReduce(comm, comm->Leaders(), buf, count, type, op));
+    DT_RETURN_IF_ERROR(RingAllReduce(comm->Leaders(), buf, count, type, op));
   if (!shm) return Status::OK();
   return comm->ShmBroadcast(buf, count * DataTypeSize(type), 0, true);
 }

@@ -1,10 +1,10 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
-// The TCP ring: the byte exchange with both neighbours at once (and its
-// way of reporting a broken connection), the ring
-// algorithms built on it (reduce-scatter, all-gather, all-reduce,
-// broadcast) for all ranks or for the machines' leaders, and the NCCL
-// communicator, whose unique id rank 0 broadcasts over the ring.
+// The TCP ring: TcpRingLink's byte exchange with both neighbours at once
+// (and its way of reporting a broken connection), on which the ring
+// algorithms (ring_collectives.h) run for all ranks or for the machines'
+// leaders, and the NCCL communicator, whose unique id rank 0 broadcasts
+// over the ring.
 
 #include <poll.h>
 #include <sched.h>
@@ -20,18 +20,12 @@
 
 #include "base/env.h"
 #include "runtime/communicator_impl.h"
-#include "runtime/reduce.h"
+#include "runtime/ring_collectives.h"
 
 namespace dist_train {
 
 namespace {
 
-constexpr size_t kBroadcastChunk = 1 << 20;
-constexpr size_t kPipelinePiece = 1 << 20;
-
-// All-reduces whose n vectors together are at most this take
-// GatherAndReduce instead of the ring's two passes.
-constexpr size_t kGatherAllBytes = 64 << 10;
 constexpr size_t kMaxSend = 1 << 22;  // bytes per send() call
 
 // Transfers of at most kSpinBytes each way retry the sockets for up to
@@ -127,10 +121,6 @@ bool SocketSpinPays(int local_ranks) {
   return CPU_COUNT(&allowed) > 1 && local_ranks < sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-size_t SegmentStart(size_t count, int n, int i) {
-  return count * static_cast<size_t>(i) / static_cast<size_t>(n);
-}
-
 // A data connection broke. A neighbour's failure often shows up here first
 // as a consequence (its process exited after the real failure): give the
 // control connections a moment to deliver the root cause.
@@ -146,126 +136,33 @@ Status CommunicatorImpl::DataError(const Status& status) {
   return Fail(status);
 }
 
-CommunicatorImpl::Ring CommunicatorImpl::Leaders() {
-  int leader_index = static_cast<int>(
-      std::find(leaders.begin(), leaders.end(), rank) - leaders.begin());
-  return Ring{&leader_next, &leader_prev, static_cast<int>(leaders.size()),
-              leader_index};
+int CommunicatorImpl::LeaderIndex() const {
+  auto it = std::find(leaders.begin(), leaders.end(), rank);
+  return it == leaders.end() ? -1 : static_cast<int>(it - leaders.begin());
 }
 
-Status CommunicatorImpl::Exchange(const Ring& ring, const char* sbuf,
-                                  size_t slen, char* rbuf, size_t rlen,
-                                  const std::function<void(size_t)>& on_recv) {
-  if (!failure.empty()) return Status::Unavailable(failure);
-  Transfer xfer{*ring.next, *ring.prev, sbuf, slen, rbuf, rlen};
-  Deadline deadline = DeadlineIn(opt.timeout_seconds);
-  const bool spin = socket_spin && slen <= kSpinBytes && rlen <= kSpinBytes;
+Status TcpRingLink::Exchange(const char* sbuf, size_t slen, char* rbuf,
+                             size_t rlen,
+                             const std::function<void(size_t)>& on_recv) {
+  CommunicatorImpl* comm = comm_;
+  if (!comm->failure.empty()) return Status::Unavailable(comm->failure);
+  Transfer xfer{*next_, *prev_, sbuf, slen, rbuf, rlen};
+  Deadline deadline = DeadlineIn(comm->opt.timeout_seconds);
+  const bool spin =
+      comm->socket_spin && slen <= kSpinBytes && rlen <= kSpinBytes;
   std::optional<Clock::time_point> spin_end;
   while (xfer.sending() || xfer.receiving()) {
     // Try both directions first; poll only when neither can move, so bulk
     // transfers cost one syscall per chunk, not two.
     bool progress = false;
-    DT_RETURN_IF_ERROR(TryBothWays(this, &xfer, on_recv, &progress));
+    DT_RETURN_IF_ERROR(TryBothWays(comm, &xfer, on_recv, &progress));
     if (progress) continue;  // finish what buffered data allows first
     if (spin) {
       Clock::time_point now = Clock::now();
       if (!spin_end) spin_end = now + kSocketSpinTime;
       if (now < *spin_end) continue;
     }
-    DT_RETURN_IF_ERROR(WaitForSockets(this, xfer, deadline));
-  }
-  return Status::OK();
-}
-
-// The ring's reduce-scatter: afterwards rank r holds the reduced segment r
-// (segment i = elements [start(i), start(i+1))).
-Status RingReduceScatter(CommunicatorImpl* comm,
-                         const CommunicatorImpl::Ring& ring, char* buf,
-                         size_t count, DataType type, ReduceOp op) {
-  const int n = ring.size, r = ring.rank;
-  const size_t elem_size = DataTypeSize(type);
-  char* incoming = comm->Scratch((count / n + 1) * elem_size);
-  for (int step = 0; step < n - 1; ++step) {
-    int send_seg = Mod(r - step - 1, n), recv_seg = Mod(r - step - 2, n);
-    size_t send_lo = SegmentStart(count, n, send_seg),
-           send_hi = SegmentStart(count, n, send_seg + 1);
-    size_t recv_lo = SegmentStart(count, n, recv_seg),
-           recv_hi = SegmentStart(count, n, recv_seg + 1);
-    // The whole segment goes out while the incoming one is reduced piece
-    // by piece as it completes, so reducing overlaps the transfer.
-    const size_t total = recv_hi - recv_lo;
-    size_t done = 0;
-    auto reduce_ready = [&](size_t got) {
-      size_t ready = got / elem_size;
-      if (ready - done < kPipelinePiece / elem_size && ready != total) return;
-      ReduceInto(buf + (recv_lo + done) * elem_size,
-                 incoming + done * elem_size, ready - done, type, op);
-      done = ready;
-    };
-    DT_RETURN_IF_ERROR(comm->Exchange(ring, buf + send_lo * elem_size,
-                                      (send_hi - send_lo) * elem_size, incoming,
-                                      total * elem_size, reduce_ready));
-  }
-  return Status::OK();
-}
-
-// The ring's all-gather: rank r starts with segment r, ends with all.
-Status RingAllGather(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
-                     char* buf, size_t count, size_t elem_size) {
-  const int n = ring.size, r = ring.rank;
-  for (int step = 0; step < n - 1; ++step) {
-    int send_seg = Mod(r - step, n), recv_seg = Mod(r - step - 1, n);
-    size_t send_lo = SegmentStart(count, n, send_seg),
-           send_hi = SegmentStart(count, n, send_seg + 1);
-    size_t recv_lo = SegmentStart(count, n, recv_seg),
-           recv_hi = SegmentStart(count, n, recv_seg + 1);
-    DT_RETURN_IF_ERROR(comm->Exchange(
-        ring, buf + send_lo * elem_size, (send_hi - send_lo) * elem_size,
-        buf + recv_lo * elem_size, (recv_hi - recv_lo) * elem_size));
-  }
-  return Status::OK();
-}
-
-// Small vectors: every rank's whole vector goes round the ring (an
-// all-gather, n - 1 steps instead of the reduce-scatter's and all-gather's
-// 2(n - 1)), then every rank reduces all n in ring order, so all get the
-// same bits. Latency-bound sizes only: it moves n times the vector.
-Status GatherAndReduce(CommunicatorImpl* comm,
-                       const CommunicatorImpl::Ring& ring, char* buf,
-                       size_t count, DataType type, ReduceOp op) {
-  const size_t elem_size = DataTypeSize(type), bytes = count * elem_size;
-  const int n = ring.size;
-  char* all = comm->Scratch(bytes * n);
-  std::memcpy(all + bytes * ring.rank, buf, bytes);
-  DT_RETURN_IF_ERROR(RingAllGather(comm, ring, all, count * n, elem_size));
-  ReduceInOrder(
-      buf, n, [&](int i) { return all + bytes * i; }, count, type, op);
-  return Status::OK();
-}
-
-Status RingAllReduce(CommunicatorImpl* comm, const CommunicatorImpl::Ring& ring,
-                     char* buf, size_t count, DataType type, ReduceOp op) {
-  if (ring.size < 2 || count == 0) return Status::OK();
-  // Fewer elements than ranks: the ring's segments are mostly empty and
-  // its steps move (almost) nothing; it stays faster there.
-  if (count >= static_cast<size_t>(ring.size) &&
-      count * DataTypeSize(type) * ring.size <= kGatherAllBytes)
-    return GatherAndReduce(comm, ring, buf, count, type, op);
-  DT_RETURN_IF_ERROR(RingReduceScatter(comm, ring, buf, count, type, op));
-  return RingAllGather(comm, ring, buf, count, DataTypeSize(type));
-}
-
-// Chunks pass along the ring of all ranks from `root`.
-Status RingBroadcast(CommunicatorImpl* comm, char* buf, size_t bytes,
-                     int root) {
-  if (comm->size == 1) return Status::OK();
-  bool receives = comm->rank != root,
-       sends = (comm->rank + 1) % comm->size != root;
-  for (size_t off = 0; off < bytes; off += kBroadcastChunk) {
-    size_t len = std::min(kBroadcastChunk, bytes - off);
-    if (receives)
-      DT_RETURN_IF_ERROR(comm->Exchange(nullptr, 0, buf + off, len));
-    if (sends) DT_RETURN_IF_ERROR(comm->Exchange(buf + off, len, nullptr, 0));
+    DT_RETURN_IF_ERROR(WaitForSockets(comm, xfer, deadline));
   }
   return Status::OK();
 }
@@ -288,7 +185,7 @@ Status PlannedGpu(int* gpu) {
 // The NCCL communicator, made at the first device-memory collective: rank
 // 0's unique id travels over the authenticated ring; each rank uses its
 // planned GPU (DT_LOCAL_GPU, else LOCAL_RANK).
-Status CommunicatorImpl::Nccl(NcclBackend** out) {
+Status CommunicatorImpl::Nccl(Transport** out) {
   if (!nccl) {
     if (!NcclBackend::Compiled()) {
       return Status::Unavailable(
@@ -308,7 +205,7 @@ Status CommunicatorImpl::Nccl(NcclBackend** out) {
       msg[0] = status.ok();
       std::memcpy(msg + 1, id.data(), id.size());
     }
-    DT_RETURN_IF_ERROR(RingBroadcast(this, msg, sizeof(msg), 0));
+    DT_RETURN_IF_ERROR(RingBroadcast(AllRanks(), msg, sizeof(msg), 0));
     if (!msg[0])
       return Status::Unavailable("rank 0 could not create an NCCL unique id");
     std::memcpy(id.data(), msg + 1, id.size());
