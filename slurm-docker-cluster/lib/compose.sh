@@ -140,11 +140,13 @@ compose_release_plugin() {
   "$root_tool" exec "$COMPOSE_RELEASE" make -j"$(nproc)" plugin >/dev/null || rc=$?
   [[ $was_running == 1 ]] || "$root_tool" stop "$COMPOSE_RELEASE" >&2
   [[ $rc == 0 ]] || die "the build for Slurm $COMPOSE_RELEASE failed"
+  # shellcheck disable=SC2034 # read by install_plugin (config.sh)
   PLUGIN=$("$root_tool" src-dir "$COMPOSE_RELEASE")/build/spank/spank_dist_train.so
 }
 
 cmd_compose() {
   parse_opts "--nodes --out --plugin --plugstack-args --slurm" "$@"
+  # shellcheck disable=SC2034 # read by ctl_hostname (config.sh)
   MODE=compose
   compose_release_plugin
   mkdir -p "$OUT_DIR/plugins"

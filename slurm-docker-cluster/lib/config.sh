@@ -27,6 +27,7 @@ check_plugstack_args() {
 need_value() { [[ $# -ge 2 ]] || die "$1 needs a value"; }
 
 # Parses the options of up, compose and reload-plugin into the globals above.
+# shellcheck disable=SC2034 # OUT_DIR, COMPOSE_RELEASE, GIVEN: read in compose.sh and lifecycle.sh
 parse_opts() {
   local allowed=$1
   shift

@@ -4,6 +4,7 @@
 
 # ---------------------------------------------------------------- up
 
+# shellcheck disable=SC2153 # STATE is local-cluster's setting, no misspelt 'state'
 print_exports() {
   printf 'export SLURM_CONF=%q\n' "$STATE/slurm.conf"
   printf 'export DT_CLUSTER_DIR=%q\n' "$STATE"
