@@ -26,6 +26,7 @@
 
 #include "binding/binding.h"
 #include "binding/binding_env.h"
+#include "binding/interfaces.h"
 #include "binding/topology.h"
 #include "contract/token.h"
 #include "dist_train/preemption.h"
@@ -102,6 +103,8 @@ Plan PlanBinding(int nproc) {
   Status s = LoadNodeModel("", &p.model);
   if (s.ok()) s = LauncherGpus(p.model, &req, &p.inputs);
   if (s.ok()) s = PlanBinding(p.model, req, &p.binding);
+  // Without the list the socket-interface variables are just not set.
+  if (s.ok()) (void)LiveSocketInterfaces(&p.inputs.socket_interfaces);
   if (!s.ok()) {
     Log("warning: no topology binding: " + s.message());
     return p;
@@ -135,9 +138,10 @@ void DieWithLauncher(pid_t launcher) {
     setenv(k.c_str(), v.c_str(), 1);
   if (plan.bound) {
     const RankPlan& r = plan.binding.ranks[local];
+    // The socket interfaces the user chose win (docs/binding.md).
     for (const auto& [k, v] :
          BindingEnv(plan.model, plan.binding, r, plan.inputs))
-      setenv(k.c_str(), v.c_str(), 1);
+      setenv(k.c_str(), v.c_str(), !IsSocketInterfaceVar(k));
     Status s = ApplyCpuAffinity(r.cpus);
     if (!s.ok())
       fprintf(stderr, "dt-run: warning: rank %d: %s\n", r.local_rank,

@@ -3,6 +3,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -78,10 +79,23 @@ std::string UcxDevice(const PciDevice& nic) {
   return !nic.verbs.empty() ? nic.verbs + ":1" : nic.netdev;
 }
 
+// NCCL's bootstrap and socket transport and Gloo use the best NIC's
+// interface (one: Gloo takes the first it can, and NCCL's data path over
+// several rails is RDMA, not sockets), when that interface can carry
+// sockets here. NCCL matches names by prefix; "=" makes it exact.
+void SocketEnv(const PciDevice& best, const std::vector<std::string>& usable,
+               EnvAssignments* env) {
+  if (best.netdev.empty() ||
+      std::find(usable.begin(), usable.end(), best.netdev) == usable.end())
+    return;
+  env->emplace_back("NCCL_SOCKET_IFNAME", "=" + best.netdev);
+  env->emplace_back("GLOO_SOCKET_IFNAME", best.netdev);
+}
+
 // DT_NIC and DT_NIC_PCI name the rank's best NIC; the list-valued
 // variables (DT_NICS, UCX_NET_DEVICES, NCCL_IB_HCA) name all of its NICs,
 // best first: a rank driving several GPUs drives their rails.
-void NicEnv(const NodeModel& m, const RankPlan& r, bool nccl_ib_hca,
+void NicEnv(const NodeModel& m, const RankPlan& r, const BindingEnvInputs& in,
             EnvAssignments* env) {
   std::vector<int> nics = r.nics.empty() ? std::vector<int>{r.nic} : r.nics;
   const PciDevice& best = m.nics[nics.front()];
@@ -97,9 +111,10 @@ void NicEnv(const NodeModel& m, const RankPlan& r, bool nccl_ib_hca,
   if (nics.size() > 1) env->emplace_back("DT_NICS", Joined(names));
   // UCX (MPI, UCC) uses every device unless told; give it the nearest ones.
   if (!ucx.empty()) env->emplace_back("UCX_NET_DEVICES", Joined(ucx));
-  if (nccl_ib_hca && !hcas.empty()) {
+  if (in.nccl_ib_hca && !hcas.empty()) {
     env->emplace_back("NCCL_IB_HCA", "=" + Joined(hcas));
   }
+  SocketEnv(best, in.socket_interfaces, env);
 }
 
 }  // namespace
@@ -110,12 +125,16 @@ std::string NicName(const PciDevice& nic) {
                                : nic.busid;
 }
 
+bool IsSocketInterfaceVar(const std::string& name) {
+  return name == "NCCL_SOCKET_IFNAME" || name == "GLOO_SOCKET_IFNAME";
+}
+
 EnvAssignments BindingEnv(const NodeModel& model, const BindPlan& plan,
                           const RankPlan& rank, const BindingEnvInputs& in) {
   EnvAssignments env;
   if (in.parts.gpu && rank.gpu >= 0) GpuEnv(model, plan, rank, in, &env);
   if (in.parts.nic && rank.nic >= 0) {
-    NicEnv(model, rank, in.nccl_ib_hca, &env);
+    NicEnv(model, rank, in, &env);
   }
   if (in.parts.cpu && !rank.cpus.empty()) {
     size_t threads = rank.cores > 0 ? rank.cores : rank.cpus.size();

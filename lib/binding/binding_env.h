@@ -9,6 +9,7 @@
 #define DIST_TRAIN_LIB_BINDING_BINDING_ENV_H_
 
 #include <string>
+#include <vector>
 
 #include "base/env.h"
 #include "binding/binding.h"
@@ -19,6 +20,10 @@ namespace dist_train {
 struct BindingEnvInputs {
   BindParts parts;
   bool nccl_ib_hca = false;  // admin: also set NCCL_IB_HCA
+  // The node's interfaces sockets can use (binding/interfaces.h): the
+  // socket-interface variables name the rank's NIC only when its
+  // interface is one of these. Empty: they are not set.
+  std::vector<std::string> socket_interfaces;
   // CUDA_VISIBLE_DEVICES as Slurm set it for the step ("" when Slurm
   // manages no GPUs). Kept when it lists every GPU of the step, because
   // with device cgroups its indexes are local to the step.
@@ -28,6 +33,9 @@ struct BindingEnvInputs {
 // The name users know a NIC by, as DT_NIC gives it: its RDMA device, else
 // its network interface, else its bus id.
 std::string NicName(const PciDevice& nic);
+
+// NCCL_SOCKET_IFNAME or GLOO_SOCKET_IFNAME.
+bool IsSocketInterfaceVar(const std::string& name);
 
 EnvAssignments BindingEnv(const NodeModel& model, const BindPlan& plan,
                           const RankPlan& rank, const BindingEnvInputs& in);

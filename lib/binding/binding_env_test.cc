@@ -73,6 +73,25 @@ TEST(BindingEnvTest, PartsTurnOffAndNcclOptIn) {
   EXPECT_TRUE(BindingEnv(e.model, e.plan, e.plan.ranks[7], in).empty());
 }
 
+TEST(BindingEnvTest, SocketInterfaceVariablesNameTheNicsUsableInterface) {
+  Env e = PlanFor("dgx-h100-8gpu.xml", 8);  // rank 1: mlx5_3, ibp60s0
+  BindingEnvInputs in;
+  in.socket_interfaces = {"eno3", "ibp60s0"};
+  EnvMap env = Map(BindingEnv(e.model, e.plan, e.plan.ranks[1], in));
+  EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "=ibp60s0") << "exact, not a prefix";
+  EXPECT_EQ(env["GLOO_SOCKET_IFNAME"], "ibp60s0");
+  // Another rank's NIC has no usable interface here (no IPoIB address).
+  env = Map(BindingEnv(e.model, e.plan, e.plan.ranks[0], in));
+  EXPECT_EQ(env["DT_NIC"], "mlx5_0");
+  EXPECT_EQ(env.count("NCCL_SOCKET_IFNAME"), 0u);
+  EXPECT_EQ(env.count("GLOO_SOCKET_IFNAME"), 0u);
+  in.parts.nic = false;
+  env = Map(BindingEnv(e.model, e.plan, e.plan.ranks[1], in));
+  EXPECT_EQ(env.count("NCCL_SOCKET_IFNAME"), 0u) << "bind without nic";
+  env = Map(BindingEnv(e.model, e.plan, e.plan.ranks[1], BindingEnvInputs()));
+  EXPECT_EQ(env.count("GLOO_SOCKET_IFNAME"), 0u) << "no interface list";
+}
+
 TEST(BindingEnvTest, FabricNicWithoutVerbsUsesTheInterface) {
   Env e = PlanFor("no-locality-amd.xml", 2);
   EnvMap env =

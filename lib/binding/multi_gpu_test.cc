@@ -390,6 +390,7 @@ TEST(MultiGpuEnvTest, ARankSeesItsOwnGpusAndUsesAllOfItsNics) {
   BindPlan plan = Plan(m, 4);
   BindingEnvInputs in;
   in.nccl_ib_hca = true;
+  in.socket_interfaces = {"ibp77s0", "ibp94s0"};
   EnvMap env = Env(m, plan, 1, in);
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "2,3");
   EXPECT_EQ(env["DT_LOCAL_GPU"], "0");
@@ -400,6 +401,8 @@ TEST(MultiGpuEnvTest, ARankSeesItsOwnGpusAndUsesAllOfItsNics) {
   EXPECT_EQ(env["DT_NICS"], "mlx5_4,mlx5_5");
   EXPECT_EQ(env["UCX_NET_DEVICES"], "mlx5_4:1,mlx5_5:1");
   EXPECT_EQ(env["NCCL_IB_HCA"], "=mlx5_4,mlx5_5");
+  EXPECT_EQ(env["NCCL_SOCKET_IFNAME"], "=ibp77s0") << "the best NIC only";
+  EXPECT_EQ(env["GLOO_SOCKET_IFNAME"], "ibp77s0");
   EXPECT_EQ(env["OMP_NUM_THREADS"], "4");
   EXPECT_EQ(env["DT_CPUS"], "4-7,20-23");
 }

@@ -321,13 +321,20 @@ const std::vector<std::string>& InputEnvNames() {
     // Binding variables, so inherited ones are recognised and recomputed.
     // ROCR_VISIBLE_DEVICES: binding/gpu_vendor.cc's table (not linked
     // here: libdist-train.so has no binding code); contract_test checks.
-    const char* const binding_vars[] = {
-        "CUDA_DEVICE_ORDER", "ROCR_VISIBLE_DEVICES",
-        "DT_LOCAL_GPU",      "DT_GPU",
-        "DT_GPUS",           "DT_NIC",
-        "DT_NICS",           "DT_NIC_PCI",
-        "UCX_NET_DEVICES",   kDeadlineVar,
-        "NCCL_IB_HCA",       "DT_CPUS"};
+    const char* const binding_vars[] = {"CUDA_DEVICE_ORDER",
+                                        "ROCR_VISIBLE_DEVICES",
+                                        "DT_LOCAL_GPU",
+                                        "DT_GPU",
+                                        "DT_GPUS",
+                                        "DT_NIC",
+                                        "DT_NICS",
+                                        "DT_NIC_PCI",
+                                        "UCX_NET_DEVICES",
+                                        kDeadlineVar,
+                                        "NCCL_IB_HCA",
+                                        "DT_CPUS",
+                                        "NCCL_SOCKET_IFNAME",
+                                        "GLOO_SOCKET_IFNAME"};
     v.insert(v.end(), std::begin(binding_vars), std::end(binding_vars));
     for (const std::string& n : ContractVarNames()) v.push_back(n);
     return v;

@@ -9,9 +9,12 @@
 
 #include <algorithm>
 
+#include "binding/binding_env.h"
 #include "binding/gpu_vendor.h"
+#include "binding/topology.h"
 #include "contract/port.h"
 #include "testing/testing_contract.h"
+#include "testing/testing_topologies.h"
 
 namespace dist_train {
 namespace {
@@ -208,6 +211,29 @@ TEST(ContractTest, InputNamesCoverEveryVendorsVisibleDevices) {
   for (const std::string& name : AllVisibleDevicesVars()) {
     EXPECT_NE(std::find(inputs.begin(), inputs.end(), name), inputs.end())
         << name << " (binding/gpu_vendor.cc) is not recomputed when inherited";
+  }
+}
+
+// A nested step inherits its task's binding variables; each one the binder
+// can set must be recognised so that it is recomputed, not kept as the
+// user's.
+TEST(ContractTest, InputNamesCoverEveryBindingVariable) {
+  NodeModel m;
+  ASSERT_TRUE(
+      LoadNodeModel(testing_topologies::Fixture("dgx-h100-8gpu.xml"), &m).ok());
+  BindRequest req;
+  req.ntasks = 4;  // several GPUs and NICs per rank: DT_GPUS, DT_NICS
+  BindPlan plan;
+  ASSERT_TRUE(PlanBinding(m, req, &plan).ok());
+  BindingEnvInputs in;
+  in.nccl_ib_hca = true;
+  in.socket_interfaces = {"ibp77s0"};
+  EnvAssignments env = BindingEnv(m, plan, plan.ranks[1], in);
+  ASSERT_GE(env.size(), 14u);
+  const auto& inputs = InputEnvNames();
+  for (const auto& [name, value] : env) {
+    EXPECT_NE(std::find(inputs.begin(), inputs.end(), name), inputs.end())
+        << name << " is not recomputed when inherited";
   }
 }
 

@@ -34,7 +34,8 @@ constexpr const char* kTunableDtVars[] = {"DT_TIMEOUT", "DT_SHM",
 
 // Every variable the plugin exports whatever the user set: the contract's
 // (torchrun's variables, PET_*) and every vendor's visible-devices variable.
-// Not OMP_NUM_THREADS, UCX_NET_DEVICES, NCCL_IB_HCA or CUDA_DEVICE_ORDER:
+// Not OMP_NUM_THREADS, UCX_NET_DEVICES, NCCL_IB_HCA, NCCL_SOCKET_IFNAME,
+// GLOO_SOCKET_IFNAME or CUDA_DEVICE_ORDER:
 // a value the user sets wins over the plugin's (docs/binding.md).
 const std::vector<std::string>& SetByPlugin() {
   static const std::vector<std::string> names = [] {

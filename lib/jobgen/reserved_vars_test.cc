@@ -44,8 +44,9 @@ TEST(ReservedVarsTest, OrdinaryNamesAreFree) {
   for (const char* name :
        {"MSG", "PATH", "NCCL_DEBUG", "PET_MAX_RESTARTS", "rank", "SLURMX",
         "DTX", "MASTER", "HF_HOME", "PYTHONPATH", "OMP_NUM_THREADS",
-        "NCCL_IB_HCA", "UCX_NET_DEVICES", "CUDA_DEVICE_ORDER", "DT_TIMEOUT",
-        "DT_SHM", "DT_SOCKET_ADDR"}) {
+        "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME",
+        "UCX_NET_DEVICES", "CUDA_DEVICE_ORDER", "DT_TIMEOUT", "DT_SHM",
+        "DT_SOCKET_ADDR"}) {
     EXPECT_EQ(ReservedVarReason(name), "") << name;
   }
 }

@@ -3,7 +3,9 @@
 
 #include "base/slurm_ids.h"
 #include "binding/binding_env.h"
+#include "binding/interfaces.h"
 #include "binding/plan_report.h"
+#include "binding/rdma_check.h"
 
 namespace dist_train {
 namespace {
@@ -19,10 +21,24 @@ Status Plan(const PluginConfig& cfg, const JobOptions& opts, BindSource& source,
   DT_RETURN_IF_ERROR(source.Request(b->model, EffectiveBind(cfg, opts), &req));
   DT_RETURN_IF_ERROR(PlanBinding(b->model, req, &b->plan));
   source.NameRanks(&b->plan);
+  if (req.parts.nic) {
+    b->socket_interfaces = source.UsableInterfaces();
+    b->rdma_note = source.RdmaNote(b->model, b->plan);
+  }
   return Status::OK();
 }
 
 }  // namespace
+
+std::string BindSource::RdmaNote(const NodeModel& model, const BindPlan& plan) {
+  return RdmaFallbackNote(model, plan, RdmaRoots());
+}
+
+std::vector<std::string> BindSource::UsableInterfaces() {
+  std::vector<std::string> names;
+  if (!LiveSocketInterfaces(&names).ok()) names.clear();
+  return names;
+}
 
 bool BindsStep(const PluginConfig& cfg, const JobOptions& opts,
                uint32_t step_id) {
@@ -35,6 +51,8 @@ void PlanNodeBinding(const PluginConfig& cfg, const JobOptions& opts,
   Status s = Plan(cfg, opts, source, out);
   out->note = BindingNote(s, out->plan);
   out->bound = s.ok();
+  if (out->bound && !out->rdma_note.empty())
+    out->note += (out->note.empty() ? "" : "\n") + out->rdma_note;
 }
 
 const RankPlan* RankOf(const NodeBinding& b, uint32_t local_rank) {
@@ -55,6 +73,7 @@ EnvAssignments RankBindingEnv(const PluginConfig& cfg, const JobOptions& opts,
   BindingEnvInputs in;
   in.parts = EffectiveBind(cfg, opts);
   in.nccl_ib_hca = cfg.nccl_ib_hca;
+  in.socket_interfaces = b.socket_interfaces;
   const std::string* cvd = EnvFind(env, "CUDA_VISIBLE_DEVICES");
   if (cvd != nullptr) in.slurm_cuda_visible_devices = *cvd;
   return BindingEnv(b.model, b.plan, *rank, in);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/env.h"
 #include "binding/binding.h"
@@ -26,6 +27,10 @@ struct NodeBinding {
   BindPlan plan;
   std::string note;             // why there is no binding, or plan warnings
   std::string topology_source;  // the XML file, or "live discovery"
+  // The node's interfaces sockets can use (gathered only when NICs are
+  // bound): NCCL_SOCKET_IFNAME and GLOO_SOCKET_IFNAME come from these.
+  std::vector<std::string> socket_interfaces;
+  std::string rdma_note;  // bound HCAs NCCL cannot use (also in `note`)
 };
 
 // What the planner needs from the adapter: the plugin reads SPANK items and
@@ -40,6 +45,12 @@ class BindSource {
                          BindRequest* request) = 0;
   // Sets RankPlan::rank of each local rank whose global rank is known.
   virtual void NameRanks(BindPlan* plan) = 0;
+  // The interfaces sockets can use here; by default the live list of this
+  // network namespace (none when it cannot be read).
+  virtual std::vector<std::string> UsableInterfaces();
+  // A warning naming the plan's HCAs NCCL cannot use (binding/rdma_check.h),
+  // or ""; by default checked in this node's /sys and /dev.
+  virtual std::string RdmaNote(const NodeModel& model, const BindPlan& plan);
 };
 
 // Whether this step's tasks are bound at all: task mode, not the batch step

@@ -32,8 +32,21 @@ class FixtureSource : public BindSource {
   void NameRanks(BindPlan* plan) override {
     for (RankPlan& r : plan->ranks) r.rank = 10 + r.local_rank;
   }
+  std::vector<std::string> UsableInterfaces() override {
+    ++interface_lists;
+    return interfaces;
+  }
+  std::string RdmaNote(const NodeModel& /*model*/,
+                       const BindPlan& plan) override {
+    rdma_checked_ranks = plan.ranks.size();
+    return rdma;
+  }
   std::string xml = Fixture("dgx-h100-8gpu.xml");
+  std::string rdma;
+  size_t rdma_checked_ranks = 0;
   uint32_t ntasks = 8;
+  std::vector<std::string> interfaces = {"eno3", "ibp60s0"};
+  int interface_lists = 0;
   Status load_error;
   int loads = 0;
 };
@@ -88,6 +101,22 @@ TEST(PlanNodeBindingTest, PlansEveryLocalRankAndNamesItsGlobalRank) {
   EXPECT_EQ(RankOf(b, 8), nullptr);
 }
 
+TEST(PlanNodeBindingTest, UnusableHcasJoinTheNodesNoteWhenNicsAreBound) {
+  FixtureSource source;
+  source.rdma = "dist-train: warning: NCCL will fall back to TCP sockets";
+  NodeBinding b;
+  PlanNodeBinding({}, Words("on"), source, &b);
+  ASSERT_TRUE(b.bound);
+  EXPECT_EQ(source.rdma_checked_ranks, 8u) << "the whole plan is checked";
+  EXPECT_EQ(b.note, source.rdma);
+  FixtureSource no_nic;
+  no_nic.rdma = source.rdma;
+  NodeBinding c;
+  PlanNodeBinding({}, Words("bind=cpu+gpu"), no_nic, &c);
+  EXPECT_EQ(no_nic.rdma_checked_ranks, 0u);
+  EXPECT_EQ(c.note, "");
+}
+
 TEST(PlanNodeBindingTest, AFailureMeansNoBindingAndANote) {
   FixtureSource source;
   source.load_error = Status::IOError("topology.xml: no such file");
@@ -133,6 +162,27 @@ TEST(RankBindingEnvTest, GivesTheRanksGpuAndKeepsSlurmsDeviceList) {
   EnvAssignments cpu_only = RankBindingEnv({}, Words("bind=cpu"), b, 3, {});
   EnvMap cpu(cpu_only.begin(), cpu_only.end());
   EXPECT_EQ(cpu.count("DT_LOCAL_GPU"), 0u);
+}
+
+TEST(RankBindingEnvTest, SocketInterfaceFromTheNodesUsableInterfaces) {
+  FixtureSource source;
+  NodeBinding b;
+  PlanNodeBinding({}, Words("on"), source, &b);
+  ASSERT_TRUE(b.bound) << b.note;
+  EXPECT_EQ(source.interface_lists, 1) << "once per node, not per rank";
+  EnvAssignments one = RankBindingEnv({}, Words("on"), b, 1, {});
+  EnvMap got(one.begin(), one.end());
+  EXPECT_EQ(got["NCCL_SOCKET_IFNAME"], "=ibp60s0");
+  EXPECT_EQ(got["GLOO_SOCKET_IFNAME"], "ibp60s0");
+  EnvAssignments zero = RankBindingEnv({}, Words("on"), b, 0, {});
+  EXPECT_EQ(EnvMap(zero.begin(), zero.end()).count("NCCL_SOCKET_IFNAME"), 0u)
+      << "rank 0's ibp26s0 has no address here";
+  // NICs not bound: the interfaces are not even listed.
+  FixtureSource no_nic;
+  NodeBinding c;
+  PlanNodeBinding({}, Words("bind=cpu+gpu"), no_nic, &c);
+  ASSERT_TRUE(c.bound) << c.note;
+  EXPECT_EQ(no_nic.interface_lists, 0);
 }
 
 TEST(ApplyRankAffinityTest, PinsTheCallerOnlyWhenCpusAreBound) {

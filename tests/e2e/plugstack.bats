@@ -18,6 +18,7 @@ teardown() {
     cp "$BATS_TEST_TMPDIR/plugstack.conf.orig" "$PLUGSTACK"
   fi
   if [[ -n ${OUT:-} ]]; then rm -rf "$OUT"; fi
+  if [[ -n ${TOPO_DIR:-} ]]; then rm -rf "$TOPO_DIR"; fi
 }
 
 # set_args ARGS...: the plugin line with these arguments.
@@ -87,7 +88,48 @@ EOS
     grep -q "\"DT_NIC\": \"${nics[$i]}\"" "$f"
     grep -q "\"UCX_NET_DEVICES\": \"${nics[$i]}:1\"" "$f"
     grep -q "\"cpus_allowed\": \"$full\"" "$f"  # bind=gpu+nic: no CPU binding
+    # The fixture's ibp* interfaces do not exist on these nodes.
+    [ -z "$(field "$f" NCCL_SOCKET_IFNAME)" ]
+    [ -z "$(field "$f" GLOO_SOCKET_IFNAME)" ]
   done
+  # Nor do its HCAs: one warning on the node says NCCL would use sockets.
+  run grep '^dist-train: warning: NCCL will fall back to TCP sockets' "$OUT/slurm-$JOB.out"
+  [ "${#lines[@]}" -eq 1 ]
+  [[ ${lines[0]} == *": mlx5_0 (local ranks 0): it is not in /sys/class/infiniband (its driver is not loaded, or this task cannot see it); mlx5_3 (local ranks 1): "* ]]
+  [[ ${lines[0]} == *"; mlx5_11 (local ranks 7): it is not in /sys/class/infiniband"* ]]
+}
+
+@test "NCCL_SOCKET_IFNAME, GLOO_SOCKET_IFNAME: the NIC's interface where it has an address; Gloo runs over it; the user's value wins" {
+  # The DGX fixture with mlx5_0's interface renamed to the nodes' eth0:
+  # local rank 0's best NIC (4 GPUs and 4 NICs each) has a usable interface,
+  # local rank 1's has none.
+  # (An admin's topology file: root's, in a directory slurmstepd can open.)
+  TOPO_DIR=$(mktemp -d /tmp/dt-topo.XXXXXX)
+  chmod 755 "$TOPO_DIR"
+  sed 's/name="ibp26s0"/name="eth0"/' "$DT_REPO/tests/fixtures/dgx-h100-8gpu.xml" >"$TOPO_DIR/topo.xml"
+  set_args "topology=$TOPO_DIR/topo.xml" bind=gpu+nic
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun python3 dump_task.py .
+srun python3 gloo_allreduce.py
+NCCL_SOCKET_IFNAME==eth9 srun python3 dump_task.py .
+EOS
+  run_job -N2 --ntasks-per-node=2 job.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  for p in 0 2; do
+    [ "$(field "$OUT/$JOB.0.$p.json" DT_NIC)" = mlx5_0 ]
+    [ "$(field "$OUT/$JOB.0.$p.json" NCCL_SOCKET_IFNAME)" = "=eth0" ]
+    [ "$(field "$OUT/$JOB.0.$p.json" GLOO_SOCKET_IFNAME)" = eth0 ]
+    [ "$(field "$OUT/$JOB.2.$p.json" NCCL_SOCKET_IFNAME)" = "=eth9" ]
+    [ "$(field "$OUT/$JOB.2.$p.json" GLOO_SOCKET_IFNAME)" = eth0 ]
+  done
+  for p in 1 3; do
+    [ -n "$(field "$OUT/$JOB.0.$p.json" DT_NIC)" ]
+    [ -z "$(field "$OUT/$JOB.0.$p.json" NCCL_SOCKET_IFNAME)" ]
+    [ -z "$(field "$OUT/$JOB.0.$p.json" GLOO_SOCKET_IFNAME)" ]
+  done
+  [ "$(grep -c 'allreduce sum 10 (want 10) OK' "$OUT/slurm-$JOB.out")" -eq 4 ]
 }
 
 @test "a topology that cannot be loaded: one warning per step and node, the job runs unbound" {
