@@ -79,7 +79,7 @@ LIB_SO := $(BUILD)/$(SONAME)
 PLUGIN := $(BUILD)/spank/spank_dist_train.so
 UNIT := $(BUILD)/tests/unit_tests
 TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch $(BUILD)/tools/dt-bench $(BUILD)/tools/dt-run \
-    $(BUILD)/tools/dt-requeue $(BUILD)/tools/dt-wire
+    $(BUILD)/tools/dt-requeue $(BUILD)/tools/dt-wire $(BUILD)/tools/dt-preflight
 EXAMPLES := $(BUILD)/examples/train_linear
 TEMPLATE_DIR = $(datarootdir)/dist-train/templates
 
@@ -149,11 +149,14 @@ $(BUILD)/tools/dt-run: $(BUILD)/tools/dt_run.o
 $(BUILD)/tools/dt-requeue: $(BUILD)/tools/dt_requeue.o
 $(BUILD)/tools/dt-wire: $(BUILD)/tools/dt_wire.o
 $(BUILD)/tools/dt-bench: $(BUILD)/tools/dt_bench.o
+$(BUILD)/tools/dt-preflight: $(BUILD)/tools/dt_preflight.o
 $(BUILD)/examples/train_linear: $(BUILD)/examples/train_linear.o
 $(TOOLS) $(EXAMPLES): $(LIB_A)
 	$(CXX) $(LINK_HARDEN) $(LDFLAGS) $(SAN_LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(PROGRAM_LIBS)
 
 $(BUILD)/tools/gen_sbatch.o: ALL_CXXFLAGS += -DDT_TEMPLATE_DIR='"$(TEMPLATE_DIR)"'
+# The plugin runs the installed dt-preflight unless preflight_program= says.
+$(BUILD)/lib/contract/options.o: ALL_CXXFLAGS += -DDT_PREFLIGHT_PROGRAM='"$(bindir)/dt-preflight"'
 
 # The plugin's logic, tested through a fake SpankHost (spank/fake_spank_host.h):
 # all of spank/ but the two files that call Slurm's spank_* functions, which

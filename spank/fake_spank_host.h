@@ -103,6 +103,12 @@ class FakeSpankHost : public SpankHost {
   }
   void UnsetProcessEnv(const char* name) override { process.erase(name); }
 
+  std::vector<std::string> JobEnvironment() override {
+    std::vector<std::string> out;
+    for (const auto& [name, value] : env) out.push_back(name + "=" + value);
+    return out;
+  }
+
   Status LoadJobEndTime(uint32_t job_id, int64_t* end_time) override {
     ++end_time_rpcs;
     auto it = end_times.find(job_id);

@@ -48,6 +48,15 @@ bool SlurmSpankHost::OverwriteEnv(const char* name, const char* value) {
   return OverwriteEnvEntry(env, name, value);
 }
 
+std::vector<std::string> SlurmSpankHost::JobEnvironment() {
+  char** env = nullptr;
+  std::vector<std::string> out;
+  if (spank_get_item(sp_, S_JOB_ENV, &env) != ESPANK_SUCCESS || !env)
+    return out;
+  for (char** e = env; *e != nullptr; ++e) out.emplace_back(*e);
+  return out;
+}
+
 const char* SlurmSpankHost::StrError(spank_err_t rc) {
   return spank_strerror(rc);
 }

@@ -32,6 +32,7 @@ class SlurmSpankHost : public SpankHost {
   const char* GetProcessEnv(const char* name) override;
   int SetProcessEnv(const char* name, const char* value) override;
   void UnsetProcessEnv(const char* name) override;
+  std::vector<std::string> JobEnvironment() override;
   Status LoadJobEndTime(uint32_t job_id, int64_t* end_time) override;
   Status LoadNodeAddr(const std::string& node, std::string* addr) override;
   void Info(const std::string& msg) override;

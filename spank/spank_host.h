@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dist_train/status.h"
 #include "spank_api.h"
@@ -53,6 +54,10 @@ class SpankHost {
   virtual const char* GetProcessEnv(const char* name) = 0;
   virtual int SetProcessEnv(const char* name, const char* value) = 0;
   virtual void UnsetProcessEnv(const char* name) = 0;
+
+  // The task's whole environment (S_JOB_ENV) as "NAME=VALUE" entries, for
+  // a program the plugin runs on the task's behalf; empty when unknown.
+  virtual std::vector<std::string> JobEnvironment() = 0;
 
   // slurmctld lookups (base/slurm_compat.h), one RPC each.
   virtual Status LoadJobEndTime(uint32_t job_id, int64_t* end_time) = 0;

@@ -8,6 +8,12 @@
 #include "fake_spank_host.h"
 #include "state.h"
 #include "task_arena.h"
+#include "testing/testing_files.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
 
 namespace dist_train {
 namespace {
@@ -327,6 +333,42 @@ TEST_F(StepdTest, InitPostOptLooksUpNothingWhenNotAsked) {
     EXPECT_EQ(host_.end_time_rpcs + host_.node_addr_rpcs, 0) << c.name;
     EXPECT_EQ(st_.deferred.message(), c.deferred.message()) << c.name;
   }
+}
+
+// The plugin runs the site's preflight program with the task's wired
+// environment; its exit status and the policy decide the task.
+TEST_F(StepdTest, PreflightRunsBeforeTheProgramAndPolicyFailEndsTheTask) {
+  testing_files::TempDir dir;
+  std::string seen = dir.path() + "/seen";
+  st_.config.preflight_program = dir.path() + "/dt-preflight";
+  std::ofstream(st_.config.preflight_program)
+      << "#!/bin/sh\necho \"$RANK $MASTER_ADDR $*\" > " << seen
+      << "\nexit ${DT_TEST_EXIT:-3}\n";
+  chmod(st_.config.preflight_program.c_str(), 0755);
+  GiveOption(&st_, "preflight=30,preflight-policy=fail");
+  EXPECT_EQ(StepdTaskInit(host_, st_), -1);
+  std::ifstream in(seen);
+  std::ostringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(),
+            "1 node1 --seconds 30 --policy fail --rank 1 --size 4 --probe 0 "
+            "--identity slurm:1000.3:preflight\n");
+  EXPECT_TRUE(host_.errors.empty());  // task 0 reports, not task 1
+  ASSERT_FALSE(host_.verboses.empty());
+  EXPECT_NE(host_.verboses.back().find("preflight-policy=fail: the program was "
+                                       "not started"),
+            std::string::npos);
+
+  host_.env["DT_TEST_EXIT"] = "0";
+  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
+  GiveOption(&st_, "preflight=30");  // warn: a failed check starts it
+  host_.env["DT_TEST_EXIT"] = "3";
+  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
+  host_.items[S_JOB_STEPID] = kBatchStepId;  // batch steps never run it
+  GiveOption(&st_, "preflight=30,preflight-policy=fail");
+  remove(seen.c_str());
+  StepdTaskInit(host_, st_);
+  EXPECT_FALSE(std::ifstream(seen).good());
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ setup() {
   [ -f "$DEST$LIBDIR/libdist-train.so.0" ]
   grep -q '^Libs: -L${libdir} -ldist-train$' "$DEST$LIBDIR/pkgconfig/dist-train.pc"
   [ -f "$DEST$PREFIX/share/doc/dist-train/env-contract.md" ]
-  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-check-install; do
+  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-preflight dt-check-install; do
     [ -s "$DEST$PREFIX/share/man/man1/$t.1" ]
   done
   [ -s "$DEST$PREFIX/share/man/man8/spank-dist-train.8" ]
@@ -52,7 +52,7 @@ setup() {
 @test "manual pages come from --help: every option a tool's --help names is in its page, which man renders without a warning" {
   run make -C "$REPO" man
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-check-install; do
+  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-preflight dt-check-install; do
     page="$REPO/$BUILD/man/$t.1"
     run bash -c "MANWIDTH=80 man --warnings -l '$page' 2>&1 >/dev/null"
     [ -z "$output" ] || { echo "$t: $output"; false; }

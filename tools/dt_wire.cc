@@ -40,6 +40,7 @@
 #include "relay/signal_relay.h"
 #include "wiring/env_sink.h"
 #include "wiring/node_binding.h"
+#include "wiring/task_preflight.h"
 #include "wiring/task_relay.h"
 #include "wiring/task_wiring.h"
 
@@ -55,8 +56,9 @@ constexpr char kFactsVar[] = "DT_WIRE_FACTS";
 struct Args {
   bool job_env = false;
   bool hostfile = false;
-  std::string options;  // --dist-train words
-  std::string config;   // plugstack.conf arguments, blank-separated
+  std::string preflight;  // --preflight[=SECONDS]: "" not given
+  std::string options;    // --dist-train words
+  std::string config;     // plugstack.conf arguments, blank-separated
   std::vector<std::string> command;
 };
 
@@ -227,6 +229,42 @@ Status Wire(const Args& a, Wiring* w) {
   return Status::OK();
 }
 
+// dt-preflight beside this dt-wire (the build tree, or the same bindir),
+// unless --config names one.
+std::string PreflightProgram(const PluginConfig& cfg) {
+  if (cfg.preflight_program != DefaultPreflightProgram())
+    return cfg.preflight_program;
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return cfg.preflight_program;
+  std::string dir(self, static_cast<size_t>(n));
+  std::string beside = dir.substr(0, dir.rfind('/') + 1) + "dt-preflight";
+  return access(beside.c_str(), X_OK) == 0 ? beside : cfg.preflight_program;
+}
+
+// The preflight gate (wiring/task_preflight.h), as the plugin runs it.
+Status Preflight(const Wiring& w) {
+  PreflightSetting setting = EffectivePreflight(w.config, w.options);
+  if (!w.options.enabled || setting.seconds == 0 ||
+      w.in.step_id == kBatchStepId) {
+    return Status::OK();
+  }
+  PreflightTask task{w.in.job_id, w.in.step_id, w.in.global_task_id,
+                     w.in.total_tasks, w.in.local_task_id == 0};
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  int exit_code = -1;
+  Status ran =
+      RunPreflightCommand(PreflightCommandFor(PreflightProgram(w.config),
+                                              setting, task, std::move(env)),
+                          &exit_code);
+  std::string warning;
+  Status s = PreflightOutcome(setting, ran, exit_code, &warning);
+  if (!warning.empty() && w.in.global_task_id == 0)
+    fprintf(stderr, "dt-wire: warning: %s\n", warning.c_str());
+  return s;
+}
+
 // --hostfile: DeepSpeed's hostfile for the job, slots from the nproc word.
 int PrintHostfile(const Args& a) {
   JobOptions opts;
@@ -276,6 +314,11 @@ int main(int argc, char** argv) {
   app.add_option("--dist-train", a.options,
                  "the --dist-train words (" + JobWordSyntax() +
                      "); default: $DT_WIRE_OPTIONS");
+  app.add_option("--preflight", a.preflight,
+                 "check the step's nodes and network before PROGRAM, in at "
+                 "most SECONDS (default 60); same as --dist-train=preflight")
+      ->expected(0, 1)
+      ->default_str("60");
   app.add_option("--config", a.config,
                  "plugstack.conf arguments an admin would give the plugin, "
                  "blank-separated; default: $DT_WIRE_CONFIG");
@@ -291,8 +334,22 @@ int main(int argc, char** argv) {
     fprintf(stderr, "dt-wire: no program: srun dt-wire -- PROGRAM ARGS...\n");
     return 2;
   }
+  if (app.count("--preflight")) {
+    uint32_t seconds = 0;
+    if (!ParsePreflightSeconds(a.preflight, &seconds)) {
+      fprintf(stderr,
+              "dt-wire: --preflight: '%s' is not a number of seconds from 5 "
+              "to 3600 or off\n",
+              ShownValue(a.preflight).c_str());
+      return 2;
+    }
+    std::string word =
+        "preflight" + (a.preflight.empty() ? std::string() : "=" + a.preflight);
+    a.options = a.options.empty() ? word : a.options + "," + word;
+  }
   Wiring w;
   Status s = Wire(a, &w);
+  if (s.ok()) s = Preflight(w);
   if (!s.ok()) {
     fprintf(stderr, "dt-wire: error: %s\n", s.message().c_str());
     return 1;

@@ -12,6 +12,10 @@
 namespace dist_train {
 namespace {
 
+#ifndef DT_PREFLIGHT_PROGRAM  // the Makefile sets the installed path
+#define DT_PREFLIGHT_PROGRAM "/usr/local/bin/dt-preflight"
+#endif
+
 constexpr uint32_t kMaxNproc = 1024;
 constexpr uint64_t kMinPortRange = 64;
 // Linux's default net.ipv4.ip_local_port_range.
@@ -149,11 +153,13 @@ Status ApplyWord(std::string_view word, JobOptions* opts, std::string* key) {
   if (w == nullptr || (has_value && *w->syntax == '\0')) {
     return UnknownWord(word, name);
   }
-  if (!has_value && *w->syntax != '\0') {
+  if (!has_value && *w->syntax != '\0' && *w->syntax != '[') {
     return JobError("'" + std::string(name) + "' needs a value, e.g. " +
                     w->example);
   }
-  if (!w->apply(value, opts)) {
+  // An optional value is the bare word or a value, never "word=".
+  bool empty_value = has_value && value.empty() && *w->syntax == '[';
+  if (empty_value || !w->apply(value, opts)) {
     return JobError("bad value '" + ShownValue(value) + "' for '" + w->name +
                     "'; valid values: " + w->valid);
   }
@@ -186,6 +192,16 @@ const std::vector<JobWord>& JobWords() {
        "disjoint whole-core shares of the GPU's CPUs, or all of them per rank",
        "cpu-share=domain", "exclusive or domain", "cpu-share", ApplyShare,
        FormatShare},
+      {"preflight", "[SECONDS|off]",
+       "check every node and the network before the program starts, in at "
+       "most SECONDS (default 60)",
+       "preflight=120", "a number of seconds from 5 to 3600 or off",
+       "preflight", ApplyPreflightWord, FormatPreflightWord},
+      {"preflight-policy", "warn|fail",
+       "when preflight names a bad or slow node: report and go on, or end "
+       "the step",
+       "preflight-policy=fail", "warn or fail", "preflight-policy",
+       ApplyPreflightPolicyWord, FormatPreflightPolicyWord},
       {"verbose", "", "print one wiring line per task to the job's stderr",
        nullptr, nullptr, "verbose/quiet", ApplyVerbose, FormatVerbose},
       {"quiet", "", "do not print it even if the site made verbose the default",
@@ -194,12 +210,17 @@ const std::vector<JobWord>& JobWords() {
   return words;
 }
 
+std::string WordUsage(const JobWord& w) {
+  std::string out = w.name;
+  if (*w.syntax == '[') return out + "[=" + (w.syntax + 1);
+  if (*w.syntax != '\0') out += std::string("=") + w.syntax;
+  return out;
+}
+
 std::string JobWordSyntax() {
   std::string out;
-  for (const JobWord& w : JobWords()) {
-    out += std::string(out.empty() ? "" : ", ") + w.name;
-    if (*w.syntax != '\0') out += std::string("=") + w.syntax;
-  }
+  for (const JobWord& w : JobWords())
+    out += (out.empty() ? "" : ", ") + WordUsage(w);
   return out;
 }
 
@@ -209,9 +230,7 @@ std::string OptionHelpText() {
       "WORLD_SIZE, LOCAL_RANK, PET_*...). OPTIONS: comma-separated words:";
   const char* sep = " ";
   for (const JobWord& w : JobWords()) {
-    out += sep + std::string(w.name);
-    if (*w.syntax != '\0') out += std::string("=") + w.syntax;
-    out += std::string(": ") + w.help;
+    out += sep + WordUsage(w) + ": " + w.help;
     sep = "; ";
   }
   return out + ". See dist-train's docs/user-guide.md.";
@@ -226,6 +245,14 @@ BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts) {
   parts.share = opts.cpu_share.value_or(cfg.bind.share);
   return parts;
 }
+
+PreflightSetting EffectivePreflight(const PluginConfig& cfg,
+                                    const JobOptions& opts) {
+  return {opts.preflight_seconds.value_or(cfg.preflight_seconds),
+          opts.preflight_policy.value_or(cfg.preflight_policy)};
+}
+
+const char* DefaultPreflightProgram() { return DT_PREFLIGHT_PROGRAM; }
 
 Status ParseJobOptions(const char* text, JobOptions* out) {
   JobOptions opts;
@@ -268,11 +295,15 @@ namespace {
 
 const std::vector<std::string>& ConfigKeys() {
   static const std::vector<std::string> keys = {
-      "port_range",         "mode",           "master_addr",
-      "master_addr_suffix", "verbose",        "omp_num_threads",
-      "carry_to_steps",     "bind",           "cpu_share",
-      "topology",           "topology_cache", "nccl_ib_hca",
-      "signal_relay",       "proctrack",      "warning_signals"};
+      "port_range",       "mode",
+      "master_addr",      "master_addr_suffix",
+      "verbose",          "omp_num_threads",
+      "carry_to_steps",   "bind",
+      "cpu_share",        "topology",
+      "topology_cache",   "nccl_ib_hca",
+      "signal_relay",     "proctrack",
+      "warning_signals",  "preflight",
+      "preflight_policy", "preflight_program"};
   return keys;
 }
 
@@ -361,6 +392,25 @@ Status ApplyEnumArg(std::string_view arg, std::string_view key,
   return Status::OK();
 }
 
+Status ApplyPreflightArg(std::string_view arg, std::string_view key,
+                         std::string_view value, PluginConfig* cfg) {
+  if (key == "preflight") {
+    // The bare word's default is a job's; a cluster names its seconds.
+    if (value.empty() || !ParsePreflightSeconds(value, &cfg->preflight_seconds))
+      return ConfigError(arg,
+                         "expected off or a number of seconds from 5 to 3600");
+    return Status::OK();
+  }
+  if (key == "preflight_policy") {
+    if (!ParsePreflightPolicy(value, &cfg->preflight_policy))
+      return ConfigError(arg, "expected warn or fail");
+    return Status::OK();
+  }
+  if (key == "preflight_program")
+    return ParsePathArg(arg, value, false, &cfg->preflight_program);
+  return UnknownKey(arg, key);
+}
+
 Status ApplyConfigArg(std::string_view arg, std::string_view key,
                       std::string_view value, PluginConfig* cfg) {
   if (key == "port_range") return ParsePortRange(arg, value, cfg);
@@ -391,6 +441,8 @@ Status ApplyConfigArg(std::string_view arg, std::string_view key,
     Status s = ParseWarningSignals(value, "", &cfg->warning_signals);
     return s.ok() ? s : ConfigError(arg, s.message());
   }
+  if (key.rfind("preflight", 0) == 0)
+    return ApplyPreflightArg(arg, key, value, cfg);
   if (key == "topology") return ParsePathArg(arg, value, false, &cfg->topology);
   if (key == "topology_cache") {
     return ParsePathArg(arg, value, true, &cfg->topology_cache);

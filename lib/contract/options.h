@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "binding/bind_parts.h"
+#include "contract/preflight_words.h"
 #include "dist_train/status.h"
 #include "relay/proctrack.h"
 #include "relay/warning_signals.h"
@@ -36,6 +37,9 @@ enum class AddrPolicy {
   kHostname,  // the first node's Slurm NodeName (+ master_addr_suffix)
   kNodeAddr,  // the first node's Slurm NodeAddr (looked up via libslurm)
 };
+
+// dt-preflight where `make install` puts it ($(bindir)/dt-preflight).
+const char* DefaultPreflightProgram();
 
 // Admin defaults from plugstack.conf, e.g.
 //   required spank_dist_train.so port_range=20000-32767 mode=task
@@ -78,6 +82,13 @@ struct PluginConfig {
   // them. A task's DT_PREEMPT_SIGNAL is added when it names one of these
   // kinds of signal.
   uint64_t warning_signals = SignalBit(SIGUSR1) | SignalBit(SIGUSR2);
+  // The preflight gate (health/preflight.h) for srun steps of --dist-train
+  // jobs: its time bound in seconds (preflight=off|SECONDS; 0 = off, the
+  // default), its policy (preflight_policy=warn|fail) and the program that
+  // runs it (preflight_program=PATH).
+  uint32_t preflight_seconds = 0;
+  PreflightPolicy preflight_policy = PreflightPolicy::kWarn;
+  std::string preflight_program = DefaultPreflightProgram();
 };
 
 // Parses plugstack.conf arguments. Unknown keys and bad values are errors;
@@ -92,14 +103,17 @@ struct JobOptions {
   std::optional<bool> verbose;        // verbose / quiet
   std::optional<BindParts> bind;      // bind=all|none|cpu+gpu+nic (share unset)
   std::optional<CpuShare> cpu_share;  // cpu-share=exclusive|domain
+  std::optional<uint32_t> preflight_seconds;  // preflight[=SECONDS|off], 0 off
+  std::optional<PreflightPolicy> preflight_policy;  // preflight-policy=...
 };
 
 // One --dist-train word. JobWords() is the only list of them: the parser,
 // its messages and "did you mean" hints, FormatJobOptions, the `srun
 // --help` text and the user guide (checked by a test) all come from it.
 struct JobWord {
-  const char* name;     // "mode"
-  const char* syntax;   // the value after '=' as users see it; "" = a flag
+  const char* name;  // "mode"
+  // The value after '=' as users see it; "" = a flag; "[...]": optional.
+  const char* syntax;
   const char* help;     // one line for srun --help
   const char* example;  // value words: "mode=node", for "needs a value"
   const char* valid;    // value words: "task or node", for "bad value"
@@ -114,6 +128,10 @@ struct JobWord {
 // Every word, in the order of the messages, the help and FormatJobOptions.
 const std::vector<JobWord>& JobWords();
 
+// The word as the help shows it: "mode=task|node", "verbose",
+// "preflight[=SECONDS|off]".
+std::string WordUsage(const JobWord& word);
+
 // "on, off, mode=task|node, ...": each word with its value syntax.
 std::string JobWordSyntax();
 
@@ -122,6 +140,14 @@ std::string OptionHelpText();
 
 // The binding parts in force: job words over plugstack defaults.
 BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts);
+
+// The preflight gate in force for a step (off when seconds is 0).
+struct PreflightSetting {
+  uint32_t seconds = 0;
+  PreflightPolicy policy = PreflightPolicy::kWarn;
+};
+PreflightSetting EffectivePreflight(const PluginConfig& cfg,
+                                    const JobOptions& opts);
 
 // Parses the value of --dist-train. NULL, "" and "(null)" (how Slurm hands
 // over a flag without value, depending on the path) mean "on".

@@ -64,16 +64,19 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
        "--dist-train: unknown word 'mdoe=task' (did you mean 'mode'?); valid "
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
-       "cpu-share=exclusive|domain, verbose, quiet"},
+       "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
+       "preflight-policy=warn|fail, verbose, quiet"},
       {"banana",
        "--dist-train: unknown word 'banana'; valid words: on, off, "
        "mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
-       "cpu-share=exclusive|domain, verbose, quiet"},
+       "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
+       "preflight-policy=warn|fail, verbose, quiet"},
       {"verbos",
        "--dist-train: unknown word 'verbos' (did you mean 'verbose'?); valid "
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
-       "cpu-share=exclusive|domain, verbose, quiet"},
+       "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
+       "preflight-policy=warn|fail, verbose, quiet"},
       {"mode=gpu",
        "--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"},
       // a value someone else may read in a log: escaped, never a new line
@@ -105,6 +108,22 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
        "--dist-train: bad value 'none' for 'cpu-share'; valid values: "
        "exclusive "
        "or domain"},
+      {"preflight=4",
+       "--dist-train: bad value '4' for 'preflight'; valid values: a number "
+       "of seconds from 5 to 3600 or off"},
+      {"preflight=60s",
+       "--dist-train: bad value '60s' for 'preflight'; valid values: a "
+       "number of seconds from 5 to 3600 or off"},
+      {"preflight=",
+       "--dist-train: bad value '' for 'preflight'; valid values: a number "
+       "of seconds from 5 to 3600 or off"},
+      {"preflight-policy=requeue",
+       "--dist-train: bad value 'requeue' for 'preflight-policy'; valid "
+       "values: warn or fail"},
+      {"preflight-policy",
+       "--dist-train: 'preflight-policy' needs a value, e.g. "
+       "preflight-policy=fail"},
+      {"preflight,preflight=30", "--dist-train: 'preflight' given twice"},
       {"nproc=auto,nproc=4", "--dist-train: 'nproc' given twice"},
       {"bind=none,bind=all", "--dist-train: 'bind' given twice"},
       {"on,on", "--dist-train: 'on' given twice"},
@@ -128,10 +147,6 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
   }
 }
 
-std::string WordWithSyntax(const JobWord& w) {
-  return std::string(w.name) + (*w.syntax ? std::string("=") + w.syntax : "");
-}
-
 TEST(JobWordsTest, EveryWordFormatsBackToItself) {
   for (const JobWord& w : JobWords()) {
     std::string word = w.example ? w.example : w.name;
@@ -144,7 +159,8 @@ TEST(JobWordsTest, EveryWordFormatsBackToItself) {
 TEST(JobWordsTest, HelpTextListsEveryWord) {
   EXPECT_EQ(JobWordSyntax(),
             "on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
-            "cpu-share=exclusive|domain, verbose, quiet");
+            "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
+            "preflight-policy=warn|fail, verbose, quiet");
   EXPECT_EQ(
       OptionHelpText(),
       "Wire tasks for distributed training (MASTER_ADDR/PORT, RANK, "
@@ -159,6 +175,10 @@ TEST(JobWordsTest, HelpTextListsEveryWord) {
       "CPU share, GPU, nearest NIC; "
       "cpu-share=exclusive|domain: disjoint whole-core shares of the GPU's "
       "CPUs, or all of them per rank; "
+      "preflight[=SECONDS|off]: check every node and the network before the "
+      "program starts, in at most SECONDS (default 60); "
+      "preflight-policy=warn|fail: when preflight names a bad or slow node: "
+      "report and go on, or end the step; "
       "verbose: print one wiring line per task to the job's stderr; "
       "quiet: do not print it even if the site made verbose the default. "
       "See dist-train's docs/user-guide.md.");
@@ -192,7 +212,7 @@ std::vector<std::string> GuideWords(const std::string& guide) {
 
 TEST(JobWordsTest, UserGuideListsExactlyTheTableWords) {
   std::vector<std::string> want;
-  for (const JobWord& w : JobWords()) want.push_back(WordWithSyntax(w));
+  for (const JobWord& w : JobWords()) want.push_back(WordUsage(w));
   EXPECT_EQ(GuideWords(UserGuide()), want)
       << "docs/user-guide.md's word table differs from JobWords()";
 }
@@ -219,6 +239,33 @@ TEST(PluginConfigTest, DefaultsWithoutArguments) {
   EXPECT_FALSE(cfg.verbose);
   EXPECT_TRUE(cfg.omp_num_threads);
   EXPECT_TRUE(cfg.carry_to_steps);
+  EXPECT_EQ(cfg.preflight_seconds, 0u);
+  EXPECT_EQ(cfg.preflight_policy, PreflightPolicy::kWarn);
+  EXPECT_EQ(cfg.preflight_program[0], '/');
+}
+
+TEST(PluginConfigTest, PreflightKeysAndJobWordsOverThem) {
+  PluginConfig cfg;
+  ASSERT_TRUE(ParseArgs({"preflight=90", "preflight_policy=fail",
+                         "preflight_program=/opt/dt/bin/dt-preflight"},
+                        &cfg)
+                  .ok());
+  EXPECT_EQ(cfg.preflight_seconds, 90u);
+  EXPECT_EQ(cfg.preflight_program, "/opt/dt/bin/dt-preflight");
+  JobOptions opts;
+  PreflightSetting p = EffectivePreflight(cfg, opts);
+  EXPECT_EQ(p.seconds, 90u);
+  EXPECT_EQ(p.policy, PreflightPolicy::kFail);
+  ASSERT_TRUE(ParseJobOptions("preflight=off", &opts).ok());
+  EXPECT_EQ(EffectivePreflight(cfg, opts).seconds, 0u);
+  EXPECT_EQ(FormatJobOptions(opts), "preflight=off");
+  ASSERT_TRUE(ParseJobOptions("preflight,preflight-policy=warn", &opts).ok());
+  p = EffectivePreflight(cfg, opts);
+  EXPECT_EQ(p.seconds, 60u);
+  EXPECT_EQ(p.policy, PreflightPolicy::kWarn);
+  EXPECT_EQ(FormatJobOptions(opts), "preflight=60,preflight-policy=warn");
+  ASSERT_TRUE(ParseArgs({"preflight=off"}, &cfg).ok());
+  EXPECT_EQ(cfg.preflight_seconds, 0u);
 }
 
 TEST(PluginConfigTest, ParsesEveryKey) {
@@ -286,7 +333,25 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
        "'port_range'?); valid keys: port_range, mode, master_addr, "
        "master_addr_suffix, verbose, omp_num_threads, carry_to_steps, bind, "
        "cpu_share, topology, topology_cache, nccl_ib_hca, signal_relay, "
-       "proctrack or warning_signals"},
+       "proctrack, warning_signals, preflight, preflight_policy or "
+       "preflight_program"},
+      {"preflight=",
+       "'preflight=': expected off or a number of seconds "
+       "from 5 to 3600"},
+      {"preflight=9999",
+       "'preflight=9999': expected off or a number of "
+       "seconds from 5 to 3600"},
+      {"preflight_policy=requeue",
+       "'preflight_policy=requeue': expected warn or fail"},
+      {"preflight_program=dt-preflight",
+       "'preflight_program=dt-preflight': expected an absolute path"},
+      {"preflight_polcy=fail",
+       "'preflight_polcy=fail': unknown key 'preflight_polcy' (did you mean "
+       "'preflight_policy'?); valid keys: port_range, mode, master_addr, "
+       "master_addr_suffix, verbose, omp_num_threads, carry_to_steps, bind, "
+       "cpu_share, topology, topology_cache, nccl_ib_hca, signal_relay, "
+       "proctrack, warning_signals, preflight, preflight_policy or "
+       "preflight_program"},
       {"mode=node", "'mode=node': 'mode' given twice"},
       {"port_range=40000-50000",
        "'port_range=40000-50000': overlaps the kernel's ephemeral port range "

@@ -137,6 +137,8 @@ Status DistTrainSection(const YamlSource& c, const YAML::Node& n, JobSpec* s) {
        {"nproc", word("nproc")},
        {"bind", word("bind")},
        {"cpu_share", word("cpu-share")},
+       {"preflight", word("preflight")},
+       {"preflight_policy", word("preflight-policy")},
        {"verbose", [&](const YAML::Node& v, const std::string& p) {
           verbose_given = true;
           return ReadBool(c, v, p, &verbose);

@@ -51,6 +51,18 @@ TEST(JobSpecTest, SetOverridesAnyKey) {
   EXPECT_EQ(s.env[0].second, "a b");
 }
 
+TEST(JobSpecTest, PreflightKeysBecomeWords) {
+  JobSpec s = Parse(std::string(kMinimal) +
+                    "dist_train: {preflight: 90, preflight_policy: fail}\n");
+  EXPECT_EQ(s.dist_train_options, "preflight=90,preflight-policy=fail");
+  s = Parse(std::string(kMinimal) + "dist_train: {preflight: off}\n");
+  EXPECT_EQ(s.dist_train_options, "preflight=off");
+  EXPECT_EQ(Error(std::string(kMinimal) + "dist_train: {preflight: 2}\n"),
+            "t.yaml:3:13: dist_train: --dist-train: bad value '2' for "
+            "'preflight'; valid values: a number of seconds from 5 to 3600 "
+            "or off");
+}
+
 TEST(JobSpecTest, AcceptedTimesMemoryAndBooleans) {
   for (const char* t : {"30", "30:00", "04:00:00", "2-00", "2-12:00",
                         "1-00:00:00", "infinite"}) {

@@ -194,13 +194,18 @@ write_local_configs() {
 plugstack_line() { printf 'required %s %s\n' "$1" "${2-$PLUGSTACK_ARGS}"; }
 
 # The local cluster keeps dist-train's topology cache in its state dir, so
-# that down removes it too (unless --plugstack-args names another place).
+# that down removes it too (unless --plugstack-args names another place),
+# and runs the dt-preflight built beside the plugin (build/tools/).
 local_plugstack_args() {
-  if [[ $PLUGSTACK_ARGS == *topology_cache=* ]]; then
-    printf '%s' "$PLUGSTACK_ARGS"
-  else
-    printf '%s' "topology_cache=$STATE/topology/%h.xml${PLUGSTACK_ARGS:+ $PLUGSTACK_ARGS}"
+  local args=$PLUGSTACK_ARGS preflight
+  preflight=$(realpath -m -- "$(dirname "$PLUGIN")/../tools/dt-preflight")
+  if [[ $args != *preflight_program=* && -x $preflight ]]; then
+    args="preflight_program=$preflight${args:+ $args}"
   fi
+  if [[ $args != *topology_cache=* ]]; then
+    args="topology_cache=$STATE/topology/%h.xml${args:+ $args}"
+  fi
+  printf '%s' "$args"
 }
 
 # install_plugin DEST_DIR PLUGSTACK_PATH_OF_PLUGIN: copies the plugin (new inode)

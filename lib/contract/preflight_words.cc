@@ -1,0 +1,54 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "contract/preflight_words.h"
+
+#include "base/parse.h"
+#include "contract/options.h"
+
+namespace dist_train {
+
+bool ParsePreflightSeconds(std::string_view text, uint32_t* seconds) {
+  if (text.empty()) return *seconds = kPreflightDefaultSeconds, true;
+  if (text == "off") return *seconds = 0, true;
+  uint64_t n = 0;
+  if (!ParseUint(text, kPreflightMinSeconds, kPreflightMaxSeconds, &n))
+    return false;
+  return *seconds = static_cast<uint32_t>(n), true;
+}
+
+std::string PreflightSecondsName(uint32_t seconds) {
+  return seconds == 0 ? "off" : std::to_string(seconds);
+}
+
+bool ParsePreflightPolicy(std::string_view text, PreflightPolicy* policy) {
+  if (text == "warn") return *policy = PreflightPolicy::kWarn, true;
+  if (text == "fail") return *policy = PreflightPolicy::kFail, true;
+  return false;
+}
+
+const char* PreflightPolicyName(PreflightPolicy policy) {
+  return policy == PreflightPolicy::kFail ? "fail" : "warn";
+}
+
+bool ApplyPreflightWord(std::string_view v, JobOptions* o) {
+  uint32_t seconds = 0;
+  if (!ParsePreflightSeconds(v, &seconds)) return false;
+  return o->preflight_seconds = seconds, true;
+}
+
+bool ApplyPreflightPolicyWord(std::string_view v, JobOptions* o) {
+  PreflightPolicy policy;
+  if (!ParsePreflightPolicy(v, &policy)) return false;
+  return o->preflight_policy = policy, true;
+}
+
+std::string FormatPreflightWord(const JobOptions& o) {
+  if (!o.preflight_seconds) return "";
+  return "preflight=" + PreflightSecondsName(*o.preflight_seconds);
+}
+std::string FormatPreflightPolicyWord(const JobOptions& o) {
+  if (!o.preflight_policy) return "";
+  return std::string("preflight-policy=") +
+         PreflightPolicyName(*o.preflight_policy);
+}
+
+}  // namespace dist_train

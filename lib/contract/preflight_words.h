@@ -1,0 +1,46 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// The values of the preflight gate's settings (health/preflight.h), shared
+// by the --dist-train words and the plugstack.conf keys
+// (contract/options.h): how long it may take and what a bad node does.
+
+#ifndef DIST_TRAIN_LIB_CONTRACT_PREFLIGHT_WORDS_H_
+#define DIST_TRAIN_LIB_CONTRACT_PREFLIGHT_WORDS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace dist_train {
+
+struct JobOptions;  // contract/options.h
+
+// What a failed preflight does to the step.
+enum class PreflightPolicy {
+  kWarn,  // print the report, start the program anyway
+  kFail,  // end the step before the program starts
+};
+
+// Bounds of the whole check (rendezvous, probes, network), in seconds.
+constexpr uint32_t kPreflightMinSeconds = 5;
+constexpr uint32_t kPreflightMaxSeconds = 3600;
+constexpr uint32_t kPreflightDefaultSeconds = 60;
+
+// "" (the bare word): the default; "off": 0; else 5-3600.
+bool ParsePreflightSeconds(std::string_view text, uint32_t* seconds);
+// "off" or the number.
+std::string PreflightSecondsName(uint32_t seconds);
+
+bool ParsePreflightPolicy(std::string_view text, PreflightPolicy* policy);
+const char* PreflightPolicyName(PreflightPolicy policy);
+
+// The apply and format functions of the preflight and preflight-policy
+// entries of JobWords() (contract/options.h).
+bool ApplyPreflightWord(std::string_view value, JobOptions* opts);
+bool ApplyPreflightPolicyWord(std::string_view value, JobOptions* opts);
+std::string FormatPreflightWord(const JobOptions& opts);
+std::string FormatPreflightPolicyWord(const JobOptions& opts);
+
+}  // namespace dist_train
+
+#endif  // DIST_TRAIN_LIB_CONTRACT_PREFLIGHT_WORDS_H_

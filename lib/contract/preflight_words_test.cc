@@ -1,0 +1,41 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "contract/preflight_words.h"
+
+#include <gtest/gtest.h>
+
+namespace dist_train {
+namespace {
+
+TEST(PreflightWordsTest, SecondsBareWordOffAndBounds) {
+  uint32_t s = 7;
+  ASSERT_TRUE(ParsePreflightSeconds("", &s));
+  EXPECT_EQ(s, 60u);
+  ASSERT_TRUE(ParsePreflightSeconds("off", &s));
+  EXPECT_EQ(s, 0u);
+  ASSERT_TRUE(ParsePreflightSeconds("5", &s));
+  EXPECT_EQ(s, 5u);
+  ASSERT_TRUE(ParsePreflightSeconds("3600", &s));
+  EXPECT_EQ(s, 3600u);
+  for (const char* bad : {"4", "3601", "0", "-5", "60s", "1e2", " 60", "on"}) {
+    s = 9;
+    EXPECT_FALSE(ParsePreflightSeconds(bad, &s)) << bad;
+    EXPECT_EQ(s, 9u) << "changed on error: " << bad;
+  }
+  EXPECT_EQ(PreflightSecondsName(0), "off");
+  EXPECT_EQ(PreflightSecondsName(90), "90");
+}
+
+TEST(PreflightWordsTest, PolicyRoundTrips) {
+  PreflightPolicy p = PreflightPolicy::kWarn;
+  ASSERT_TRUE(ParsePreflightPolicy("fail", &p));
+  EXPECT_EQ(p, PreflightPolicy::kFail);
+  EXPECT_STREQ(PreflightPolicyName(p), "fail");
+  ASSERT_TRUE(ParsePreflightPolicy("warn", &p));
+  EXPECT_STREQ(PreflightPolicyName(p), "warn");
+  EXPECT_FALSE(ParsePreflightPolicy("requeue", &p));
+  EXPECT_FALSE(ParsePreflightPolicy("FAIL", &p));
+  EXPECT_EQ(p, PreflightPolicy::kWarn);
+}
+
+}  // namespace
+}  // namespace dist_train

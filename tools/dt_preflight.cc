@@ -1,0 +1,52 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+//
+// dt-preflight: the preflight gate of one task (health/preflight.h). The
+// plugin runs it in every task of a step before the program when the job
+// asked for --dist-train=preflight; by hand, run it as the step:
+//   srun --dist-train dt-preflight --seconds 30 --policy fail
+// Exit codes: 0 passed (or warned), 2 usage, 3 a node is bad or the check
+// could not complete, and the policy is fail.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+
+#include "health/preflight.h"
+
+int main(int argc, char** argv) {
+  using dist_train::PreflightRun;
+  PreflightRun run;
+  std::string policy = "warn";
+  CLI::App app{"dt-preflight: check this step's nodes and network"};
+  app.set_version_flag("--version", DT_VERSION);
+  app.add_option("--seconds", run.seconds,
+                 "the whole check's time bound (default 60)")
+      ->check(CLI::Range(5, 3600));
+  app.add_option("--policy", policy, "warn (default) or fail")
+      ->check(CLI::IsMember({"warn", "fail"}));
+  app.add_option("--rank", run.rank, "this task (default SLURM_PROCID)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--size", run.size, "tasks in all (default SLURM_NTASKS)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--probe", run.probe,
+                 "1: this task probes its node (default: SLURM_LOCALID is 0)")
+      ->check(CLI::Range(0, 1));
+  app.add_option("--identity", run.identity,
+                 "what peers must present (default JOB.STEP:preflight)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : dist_train::kPreflightUsage;
+  }
+  dist_train::ParsePreflightPolicy(policy, &run.policy);
+  // The check's bound is --seconds, not the program's DT_TIMEOUT.
+  unsetenv("DT_TIMEOUT");
+  dist_train::EnvMap env = dist_train::ProcessEnv();
+  dist_train::Status s = dist_train::ResolvePreflightRun(env, &run);
+  if (!s.ok()) {
+    fprintf(stderr, "dt-preflight: %s\n", s.message().c_str());
+    return dist_train::kPreflightUsage;
+  }
+  return dist_train::RunPreflight(env, run, stderr);
+}
