@@ -18,14 +18,14 @@ setup() {
 }
 
 @test "a component without its row, an unnamed header and a named file that is gone fail it" {
-  mkdir "$COPY/lib/health"
-  printf '// x\n' >"$COPY/lib/health/watchdog.h"
+  mkdir "$COPY/lib/triage"
+  printf '// x\n' >"$COPY/lib/triage/watchdog.h"
   printf '// x\n' >"$COPY/lib/wiring/extra.h"
   rm "$COPY/lib/wiring/task_relay.h" "$COPY/lib/wiring/task_relay.cc"
   run "$REPO/scripts/check-docs" "$COPY"
   echo "$output"
   [ "$status" -eq 1 ]
-  [[ $output == *"docs/development.md: the Layout table has no row for lib/health/"* ]]
+  [[ $output == *"docs/development.md: the Layout table has no row for lib/triage/"* ]]
   [[ $output == *"docs/development.md: the row of lib/wiring/ does not name extra.h"* ]]
   [[ $output == *"docs/development.md: lib/wiring/ names \`task_relay\`, which is no file in lib/wiring/"* ]]
 }
