@@ -219,10 +219,7 @@ void StartRelay(SpankHost& host, const PluginState& st, const RelayTask& task) {
 int RunTaskPreflight(SpankHost& host, const PluginState& st,
                      const RelayTask& task) {
   PreflightSetting setting = EffectivePreflight(st.config, st.options);
-  if (!st.options.enabled || setting.seconds == 0 ||
-      task.step_id == kBatchStepId || task.step_id == kExternStepId) {
-    return 0;
-  }
+  if (!PreflightApplies(st.options, setting, task.step_id)) return 0;
   PreflightTask pt;
   pt.step_id = task.step_id;
   pt.rank = task.global_task_id;
@@ -235,15 +232,10 @@ int RunTaskPreflight(SpankHost& host, const PluginState& st,
     s = GetItem(host, S_JOB_TOTAL_TASK_COUNT, "S_JOB_TOTAL_TASK_COUNT",
                 &pt.size);
   in.job_id = pt.job_id;
-  int exit_code = -1;
-  if (s.ok()) {
-    s = RunPreflightCommand(
-        PreflightCommandFor(st.config.preflight_program, setting, pt,
-                            host.JobEnvironment()),
-        &exit_code);
-  }
   std::string warning;
-  s = PreflightOutcome(setting, s, exit_code, &warning);
+  s = s.ok() ? RunTaskPreflight(st.config.preflight_program, setting, pt,
+                                host.JobEnvironment(), &warning)
+             : PreflightOutcome(setting, s, -1, &warning);
   if (!warning.empty() && task.global_task_id == 0)
     fprintf(stderr, "dist-train: warning: %s\n", warning.c_str());
   if (s.ok()) return 0;

@@ -5,7 +5,8 @@
 // asked for --dist-train=preflight; by hand, run it as the step:
 //   srun --dist-train dt-preflight --seconds 30 --policy fail
 // Exit codes: 0 passed (or warned), 2 usage, 3 a node is bad or the check
-// could not complete, and the policy is fail.
+// could not complete, and the policy is fail or requeue (then task 0 has
+// requeued the job without the bad nodes, when DT_MAX_REQUEUES allows).
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -22,8 +23,8 @@ int main(int argc, char** argv) {
   app.add_option("--seconds", run.seconds,
                  "the whole check's time bound (default 60)")
       ->check(CLI::Range(5, 3600));
-  app.add_option("--policy", policy, "warn (default) or fail")
-      ->check(CLI::IsMember({"warn", "fail"}));
+  app.add_option("--policy", policy, "warn (default), fail or requeue")
+      ->check(CLI::IsMember({"warn", "fail", "requeue"}));
   app.add_option("--rank", run.rank, "this task (default SLURM_PROCID)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--size", run.size, "tasks in all (default SLURM_NTASKS)")

@@ -245,21 +245,14 @@ std::string PreflightProgram(const PluginConfig& cfg) {
 // The preflight gate (wiring/task_preflight.h), as the plugin runs it.
 Status Preflight(const Wiring& w) {
   PreflightSetting setting = EffectivePreflight(w.config, w.options);
-  if (!w.options.enabled || setting.seconds == 0 ||
-      w.in.step_id == kBatchStepId) {
-    return Status::OK();
-  }
+  if (!PreflightApplies(w.options, setting, w.in.step_id)) return Status::OK();
   PreflightTask task{w.in.job_id, w.in.step_id, w.in.global_task_id,
                      w.in.total_tasks, w.in.local_task_id == 0};
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-  int exit_code = -1;
-  Status ran =
-      RunPreflightCommand(PreflightCommandFor(PreflightProgram(w.config),
-                                              setting, task, std::move(env)),
-                          &exit_code);
   std::string warning;
-  Status s = PreflightOutcome(setting, ran, exit_code, &warning);
+  Status s = RunTaskPreflight(PreflightProgram(w.config), setting, task,
+                              std::move(env), &warning);
   if (!warning.empty() && w.in.global_task_id == 0)
     fprintf(stderr, "dt-wire: warning: %s\n", warning.c_str());
   return s;

@@ -180,6 +180,70 @@ Status SlurmRequeue(uint32_t job_id) {
                              " failed: " + SlurmError(err));
 }
 
+Status LoadJobExcludedNodes(uint32_t job_id, std::string* nodes) {
+  job_info_msg_t* info = nullptr;
+  if (slurm_load_job(&info, DT_JOB_ARG(job_id), SHOW_LOCAL) != 0 ||
+      info == nullptr) {
+    int err = errno;
+    return Status::Unavailable("cannot load job " + std::to_string(job_id) +
+                               " from slurmctld: " + SlurmError(err));
+  }
+  bool found = false;
+  for (uint32_t i = 0; i < info->record_count; ++i) {
+    const slurm_job_info_t& j = info->job_array[i];
+    if (j.job_id != job_id) continue;
+    found = true;
+    *nodes = j.exc_nodes != nullptr ? j.exc_nodes : "";
+  }
+  slurm_free_job_info_msg(info);
+  if (!found)
+    return Status::NotFound("slurmctld has no job " + std::to_string(job_id));
+  return Status::OK();
+}
+
+Status SlurmRequeueHeld(uint32_t job_id) {
+  if (slurm_requeue(DT_JOB_ARG(job_id), JOB_REQUEUE_HOLD) == 0)
+    return Status::OK();
+  int err = errno;
+  return Status::Unavailable("requeue of job " + std::to_string(job_id) +
+                             " failed: " + SlurmError(err));
+}
+
+namespace {
+
+// One slurm_update_job2 on job `job_id` with what `set` puts in the
+// message (slurm_update_job with a job id string logs that update_job2
+// should be used); an error of the job's own entry in the answer counts.
+Status UpdateJob(uint32_t job_id, const char* what,
+                 const std::function<void(job_desc_msg_t*)>& set) {
+  job_desc_msg_t msg;
+  slurm_init_job_desc_msg(&msg);
+  std::string id = std::to_string(job_id);
+  msg.job_id_str = id.data();
+  set(&msg);
+  job_array_resp_msg_t* resp = nullptr;
+  int err = slurm_update_job2(&msg, &resp) == 0 ? 0 : errno;
+  for (uint32_t i = 0; err == 0 && resp && i < resp->job_array_count; ++i)
+    err = static_cast<int>(resp->error_code[i]);
+  if (resp) slurm_free_job_array_resp(resp);
+  if (err == 0) return Status::OK();
+  return Status::Unavailable(std::string(what) + " of job " + id +
+                             " failed: " + SlurmError(err));
+}
+
+}  // namespace
+
+Status SlurmSetExcludedNodes(uint32_t job_id, const std::string& nodes) {
+  std::string copy = nodes;
+  return UpdateJob(job_id, "setting ExcNodeList",
+                   [&](job_desc_msg_t* m) { m->exc_nodes = copy.data(); });
+}
+
+Status SlurmReleaseJob(uint32_t job_id) {
+  return UpdateJob(job_id, "release",
+                   [](job_desc_msg_t* m) { m->priority = INFINITE; });
+}
+
 namespace {
 
 // One slurm_load_ctl_conf; `read` takes what it needs before it is freed.

@@ -54,6 +54,22 @@ Status LoadNodeAddr(const std::string& node, std::string* addr);
 // Requeues the job (slurm_requeue); the error names libslurm's reason.
 Status SlurmRequeue(uint32_t job_id);
 
+// The job's ExcNodeList as slurmctld has it now ("" when none; one RPC).
+Status LoadJobExcludedNodes(uint32_t job_id, std::string* nodes);
+
+// Requeues the running job held (slurm_requeue with JOB_REQUEUE_HOLD, the
+// user hold of `scontrol requeuehold`): it is pending and cannot start
+// again until released, so its ExcNodeList can be set first (slurmctld
+// takes ExcNodeList only from pending jobs).
+Status SlurmRequeueHeld(uint32_t job_id);
+
+// Sets a pending job's ExcNodeList (slurm_update_job by job id string,
+// which every release takes).
+Status SlurmSetExcludedNodes(uint32_t job_id, const std::string& nodes);
+
+// Releases the user's hold on a pending job (`scontrol release`).
+Status SlurmReleaseJob(uint32_t job_id);
+
 // The controller's MaxArraySize (slurm_load_ctl_conf).
 Status LoadMaxArraySize(uint32_t* max_array_size);
 

@@ -197,10 +197,10 @@ const std::vector<JobWord>& JobWords() {
        "most SECONDS (default 60)",
        "preflight=120", "a number of seconds from 5 to 3600 or off",
        "preflight", ApplyPreflightWord, FormatPreflightWord},
-      {"preflight-policy", "warn|fail",
-       "when preflight names a bad or slow node: report and go on, or end "
-       "the step",
-       "preflight-policy=fail", "warn or fail", "preflight-policy",
+      {"preflight-policy", "warn|fail|requeue",
+       "when preflight names a bad or slow node: report and go on, end the "
+       "step, or end it and requeue the job without that node",
+       "preflight-policy=fail", "warn, fail or requeue", "preflight-policy",
        ApplyPreflightPolicyWord, FormatPreflightPolicyWord},
       {"verbose", "", "print one wiring line per task to the job's stderr",
        nullptr, nullptr, "verbose/quiet", ApplyVerbose, FormatVerbose},
@@ -403,7 +403,7 @@ Status ApplyPreflightArg(std::string_view arg, std::string_view key,
   }
   if (key == "preflight_policy") {
     if (!ParsePreflightPolicy(value, &cfg->preflight_policy))
-      return ConfigError(arg, "expected warn or fail");
+      return ConfigError(arg, "expected warn, fail or requeue");
     return Status::OK();
   }
   if (key == "preflight_program")

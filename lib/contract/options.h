@@ -84,8 +84,8 @@ struct PluginConfig {
   uint64_t warning_signals = SignalBit(SIGUSR1) | SignalBit(SIGUSR2);
   // The preflight gate (health/preflight.h) for srun steps of --dist-train
   // jobs: its time bound in seconds (preflight=off|SECONDS; 0 = off, the
-  // default), its policy (preflight_policy=warn|fail) and the program that
-  // runs it (preflight_program=PATH).
+  // default), its policy (preflight_policy=warn|fail|requeue) and the program
+  // that runs it (preflight_program=PATH).
   uint32_t preflight_seconds = 0;
   PreflightPolicy preflight_policy = PreflightPolicy::kWarn;
   std::string preflight_program = DefaultPreflightProgram();

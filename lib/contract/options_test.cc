@@ -65,18 +65,18 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail, verbose, quiet"},
+       "preflight-policy=warn|fail|requeue, verbose, quiet"},
       {"banana",
        "--dist-train: unknown word 'banana'; valid words: on, off, "
        "mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail, verbose, quiet"},
+       "preflight-policy=warn|fail|requeue, verbose, quiet"},
       {"verbos",
        "--dist-train: unknown word 'verbos' (did you mean 'verbose'?); valid "
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail, verbose, quiet"},
+       "preflight-policy=warn|fail|requeue, verbose, quiet"},
       {"mode=gpu",
        "--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"},
       // a value someone else may read in a log: escaped, never a new line
@@ -117,9 +117,9 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
       {"preflight=",
        "--dist-train: bad value '' for 'preflight'; valid values: a number "
        "of seconds from 5 to 3600 or off"},
-      {"preflight-policy=requeue",
-       "--dist-train: bad value 'requeue' for 'preflight-policy'; valid "
-       "values: warn or fail"},
+      {"preflight-policy=retry",
+       "--dist-train: bad value 'retry' for 'preflight-policy'; valid "
+       "values: warn, fail or requeue"},
       {"preflight-policy",
        "--dist-train: 'preflight-policy' needs a value, e.g. "
        "preflight-policy=fail"},
@@ -160,7 +160,7 @@ TEST(JobWordsTest, HelpTextListsEveryWord) {
   EXPECT_EQ(JobWordSyntax(),
             "on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
             "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-            "preflight-policy=warn|fail, verbose, quiet");
+            "preflight-policy=warn|fail|requeue, verbose, quiet");
   EXPECT_EQ(
       OptionHelpText(),
       "Wire tasks for distributed training (MASTER_ADDR/PORT, RANK, "
@@ -177,8 +177,9 @@ TEST(JobWordsTest, HelpTextListsEveryWord) {
       "CPUs, or all of them per rank; "
       "preflight[=SECONDS|off]: check every node and the network before the "
       "program starts, in at most SECONDS (default 60); "
-      "preflight-policy=warn|fail: when preflight names a bad or slow node: "
-      "report and go on, or end the step; "
+      "preflight-policy=warn|fail|requeue: when preflight names a bad or "
+      "slow node: report and go on, end the step, or end it and requeue the "
+      "job without that node; "
       "verbose: print one wiring line per task to the job's stderr; "
       "quiet: do not print it even if the site made verbose the default. "
       "See dist-train's docs/user-guide.md.");
@@ -341,8 +342,8 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
       {"preflight=9999",
        "'preflight=9999': expected off or a number of "
        "seconds from 5 to 3600"},
-      {"preflight_policy=requeue",
-       "'preflight_policy=requeue': expected warn or fail"},
+      {"preflight_policy=retry",
+       "'preflight_policy=retry': expected warn, fail or requeue"},
       {"preflight_program=dt-preflight",
        "'preflight_program=dt-preflight': expected an absolute path"},
       {"preflight_polcy=fail",

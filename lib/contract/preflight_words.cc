@@ -22,11 +22,20 @@ std::string PreflightSecondsName(uint32_t seconds) {
 bool ParsePreflightPolicy(std::string_view text, PreflightPolicy* policy) {
   if (text == "warn") return *policy = PreflightPolicy::kWarn, true;
   if (text == "fail") return *policy = PreflightPolicy::kFail, true;
+  if (text == "requeue") return *policy = PreflightPolicy::kRequeue, true;
   return false;
 }
 
 const char* PreflightPolicyName(PreflightPolicy policy) {
-  return policy == PreflightPolicy::kFail ? "fail" : "warn";
+  switch (policy) {
+    case PreflightPolicy::kFail:
+      return "fail";
+    case PreflightPolicy::kRequeue:
+      return "requeue";
+    case PreflightPolicy::kWarn:
+      break;
+  }
+  return "warn";
 }
 
 bool ApplyPreflightWord(std::string_view v, JobOptions* o) {

@@ -19,7 +19,16 @@ struct JobOptions;  // contract/options.h
 enum class PreflightPolicy {
   kWarn,  // print the report, start the program anyway
   kFail,  // end the step before the program starts
+  // end the step, requeue the job with the bad nodes added to its
+  // ExcNodeList (health/node_exclusion.h), at most DT_MAX_REQUEUES times
+  kRequeue,
 };
+
+// dt-preflight's exit status (health/preflight.h), which the plugin and
+// dt-wire read (wiring/task_preflight.h).
+constexpr int kPreflightPassed = 0;  // passed, or warned (policy warn)
+constexpr int kPreflightUsage = 2;   // bad arguments or environment
+constexpr int kPreflightFailed = 3;  // a node is bad; policy fail or requeue
 
 // Bounds of the whole check (rendezvous, probes, network), in seconds.
 constexpr uint32_t kPreflightMinSeconds = 5;

@@ -32,9 +32,12 @@ TEST(PreflightWordsTest, PolicyRoundTrips) {
   EXPECT_STREQ(PreflightPolicyName(p), "fail");
   ASSERT_TRUE(ParsePreflightPolicy("warn", &p));
   EXPECT_STREQ(PreflightPolicyName(p), "warn");
-  EXPECT_FALSE(ParsePreflightPolicy("requeue", &p));
+  ASSERT_TRUE(ParsePreflightPolicy("requeue", &p));
+  EXPECT_EQ(p, PreflightPolicy::kRequeue);
+  EXPECT_STREQ(PreflightPolicyName(p), "requeue");
+  EXPECT_FALSE(ParsePreflightPolicy("retry", &p));
   EXPECT_FALSE(ParsePreflightPolicy("FAIL", &p));
-  EXPECT_EQ(p, PreflightPolicy::kWarn);
+  EXPECT_EQ(p, PreflightPolicy::kRequeue);
 }
 
 }  // namespace

@@ -9,21 +9,15 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <vector>
 
+#include "base/clock.h"
 #include "base/parse.h"
 #include "runtime/nccl_backend.h"
 
 namespace dist_train {
 namespace {
-
-double Now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
 
 // Eight independent multiply-add chains, so the loop is bound by the
 // core's FP throughput and not by one chain's latency.
@@ -52,11 +46,11 @@ double MeasureCpuRate(double seconds) {
   constexpr long kRounds = 1 << 16;  // 1 Mi multiply-adds, ~0.3 ms
   volatile double sink = 0;
   long chunks = 0;
-  double start = Now(), end = start;
+  double start = MonotonicSeconds(), end = start;
   do {
     sink = sink + MultiplyAdds(kRounds, static_cast<double>(chunks));
     ++chunks;
-    end = Now();
+    end = MonotonicSeconds();
   } while (end - start < seconds);
   return 2.0 * 8 * kRounds * chunks / (end - start) / 1e9;
 }
@@ -65,12 +59,12 @@ double MeasureMemoryBandwidth(double seconds) {
   constexpr size_t kBytes = 32u << 20;  // well past any last-level cache
   std::vector<char> from(kBytes, 1), to(kBytes, 0);
   long copies = 0;
-  double start = Now(), end = start;
+  double start = MonotonicSeconds(), end = start;
   do {
     memcpy(to.data(), from.data(), kBytes);
     from[copies % kBytes] = static_cast<char>(to[kBytes - 1 - copies % 7]);
     ++copies;
-    end = Now();
+    end = MonotonicSeconds();
   } while (end - start < seconds);
   return 2.0 * kBytes * copies / (end - start) / 1e9;
 }

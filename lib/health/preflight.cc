@@ -7,7 +7,9 @@
 #include <cstring>
 #include <memory>
 
+#include "base/clock.h"
 #include "dist_train/runtime.h"
+#include "health/node_exclusion.h"
 
 namespace dist_train {
 namespace {
@@ -16,12 +18,6 @@ constexpr int kSmallRounds = 20;           // 8-byte all-reduces
 constexpr int kLargeRounds = 5;            // 4 MiB all-reduces
 constexpr size_t kLargeFloats = 1u << 20;  // 4 MiB of float
 constexpr size_t kRecordWords = kProbeRecordBytes / 4;
-
-double Now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
 
 // Record layout: "dtp1" measured cpu mem gpus_expected gpus_found nic_up
 // speed, then host and nic, NUL-terminated, in the rest.
@@ -63,16 +59,17 @@ NetworkResult MeasureNetwork(Communicator& comm, Status* status) {
   std::vector<double> small, large;
   double word[1] = {1};
   for (int i = 0; i < kSmallRounds && status->ok(); ++i) {
-    double t = Now();
+    double t = MonotonicSeconds();
     *status = comm.AllReduce(word, word, 1, DataType::kFloat64, ReduceOp::kSum);
-    small.push_back((Now() - t) * 1e6);
+    small.push_back((MonotonicSeconds() - t) * 1e6);
   }
   std::vector<float> buf(kLargeFloats, 1.0f);
   for (int i = 0; i < kLargeRounds && status->ok(); ++i) {
-    double t = Now();
+    double t = MonotonicSeconds();
     *status = comm.AllReduce(buf.data(), buf.data(), buf.size(),
                              DataType::kFloat32, ReduceOp::kMax);
-    large.push_back(buf.size() * sizeof(float) / (Now() - t) / 1e9);
+    large.push_back(buf.size() * sizeof(float) / (MonotonicSeconds() - t) /
+                    1e9);
   }
   net.small_us = MedianOf(small);
   net.large_gbps = MedianOf(large);
@@ -127,7 +124,8 @@ Status Connect(const EnvMap& env, const PreflightRun& run,
 
 int Verdict(const PreflightRun& run, const Status& s, FILE* out) {
   if (s.ok()) return kPreflightPassed;
-  bool fail = run.policy == PreflightPolicy::kFail;
+  // Under requeue too: without a verdict there is no node to leave out.
+  bool fail = run.policy != PreflightPolicy::kWarn;
   fprintf(out, "dist-train: preflight: rank %d: could not complete: %s%s\n",
           run.rank, s.message().c_str(),
           fail ? "" : " (policy warn: starting the program)");
@@ -199,8 +197,103 @@ Status ResolvePreflightRun(const EnvMap& env, PreflightRun* run) {
   return Status::OK();
 }
 
+namespace {
+
+using ull = unsigned long long;
+
+// Task 0's part of policy requeue. What it says before the requeue is
+// flushed first: the requeue ends this very step, and lines printed after
+// it may be cut (the next run's RequeueHistory says where the job stands).
+void RequeueFromTaskZero(const EnvMap& env, const PreflightRun& run,
+                         const PreflightScore& score, FILE* out) {
+  RequeueBudget budget;
+  Status s = ReadRequeueBudget(env, &budget);
+  if (s.ok() && !budget.left()) {
+    fprintf(out,
+            "dist-train: preflight: not requeued: job %u was requeued %llu "
+            "times (limit %llu, DT_MAX_REQUEUES)\n",
+            budget.job, static_cast<ull>(budget.restarts),
+            static_cast<ull>(budget.max));
+    return;
+  }
+  if (s.ok()) {
+    std::vector<std::string> hosts;
+    std::string names;
+    for (const NodeVerdict& v : score.bad) {
+      hosts.push_back(v.host);
+      names += (names.empty() ? "" : ",") + v.host;
+    }
+    fprintf(out,
+            "dist-train: preflight: requeueing job %u (requeue %llu of %llu) "
+            "without %s\n",
+            budget.job, static_cast<ull>(budget.restarts + 1),
+            static_cast<ull>(budget.max), names.c_str());
+    fflush(out);
+    std::string excluded;
+    s = RequeueWithout(run.requeue_ops, budget.job, hosts, &excluded);
+    if (s.ok())
+      fprintf(out,
+              "dist-train: preflight: job %u requeued; its ExcNodeList is now "
+              "%s\n",
+              budget.job, excluded.c_str());
+  }
+  if (!s.ok())
+    fprintf(out, "dist-train: preflight: not requeued: %s\n",
+            s.message().c_str());
+}
+
+// Task 0 requeues the job without the bad nodes, if its budget allows; the
+// others wait for it at a barrier, so the step does not end first.
+void RequeueWithoutBad(const EnvMap& env, const PreflightRun& run,
+                       const PreflightScore& score, Communicator& comm,
+                       FILE* out) {
+  if (run.rank == 0) {
+    RequeueFromTaskZero(env, run, score, out);
+    fflush(out);
+  }
+  Status s = comm.Barrier();
+  if (!s.ok() && run.rank != 0)
+    fprintf(out, "dist-train: preflight: rank %d: %s\n", run.rank,
+            s.message().c_str());
+}
+
+// On a requeued run of a policy-requeue step, task 0 says which run this
+// is and what the job excludes now: the job's log keeps the history even
+// where the previous run's last lines were cut by its requeue.
+void RequeueHistory(const EnvMap& env, const PreflightRun& run, FILE* out) {
+  RequeueBudget budget;
+  if (!ReadRequeueBudget(env, &budget).ok() || budget.restarts == 0) return;
+  std::string excluded;
+  Status s = run.requeue_ops.load_excluded(budget.job, &excluded);
+  std::string shown = !s.ok()            ? "unknown (" + s.message() + ")"
+                      : excluded.empty() ? std::string("empty")
+                                         : excluded;
+  fprintf(out,
+          "dist-train: preflight: run %llu of job %u (requeued %llu of at "
+          "most %llu times); its ExcNodeList is %s\n",
+          static_cast<ull>(budget.restarts + 1), budget.job,
+          static_cast<ull>(budget.restarts), static_cast<ull>(budget.max),
+          shown.c_str());
+}
+
+const char* PolicySuffix(const PreflightRun& run, const PreflightScore& score) {
+  if (score.bad.empty()) return "";
+  switch (run.policy) {
+    case PreflightPolicy::kFail:
+      return ": the step ends before the program starts";
+    case PreflightPolicy::kRequeue:
+      return ": the step ends before the program starts, and the job is "
+             "requeued without the bad nodes";
+    case PreflightPolicy::kWarn:
+      break;
+  }
+  return "";
+}
+
+}  // namespace
+
 int RunPreflight(const EnvMap& env, const PreflightRun& run, FILE* out) {
-  double start = Now();
+  double start = MonotonicSeconds();
   std::unique_ptr<Communicator> comm;
   Status s = Connect(env, run, &comm);
   std::vector<NodeProbe> probes;
@@ -210,17 +303,19 @@ int RunPreflight(const EnvMap& env, const PreflightRun& run, FILE* out) {
   if (!s.ok()) return Verdict(run, s, out);
   PreflightScore score = ScoreProbes(probes, run.score);
   if (run.rank == 0) {
+    if (run.policy == PreflightPolicy::kRequeue) RequeueHistory(env, run, out);
     std::string report = PreflightReport(probes, score, net);
     fprintf(out, "%s", report.c_str());
     fprintf(out, "dist-train: preflight: took %.1f s, policy %s%s\n",
-            Now() - start, PreflightPolicyName(run.policy),
-            score.bad.empty() || run.policy == PreflightPolicy::kWarn
-                ? ""
-                : ": the step ends before the program starts");
+            MonotonicSeconds() - start, PreflightPolicyName(run.policy),
+            PolicySuffix(run, score));
     fflush(out);
   }
-  bool failed = !score.bad.empty() && run.policy == PreflightPolicy::kFail;
-  return failed ? kPreflightFailed : kPreflightPassed;
+  if (score.bad.empty() || run.policy == PreflightPolicy::kWarn)
+    return kPreflightPassed;
+  if (run.policy == PreflightPolicy::kRequeue)
+    RequeueWithoutBad(env, run, score, *comm, out);
+  return kPreflightFailed;
 }
 
 }  // namespace dist_train

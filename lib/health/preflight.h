@@ -18,15 +18,11 @@
 
 #include "base/env.h"
 #include "contract/preflight_words.h"
+#include "health/node_exclusion.h"
 #include "health/node_probe.h"
 #include "health/preflight_score.h"
 
 namespace dist_train {
-
-// dt-preflight's exit status, which the plugin and dt-wire read.
-constexpr int kPreflightPassed = 0;  // passed, or warned (policy warn)
-constexpr int kPreflightUsage = 2;   // bad arguments or environment
-constexpr int kPreflightFailed = 3;  // a node is bad and the policy is fail
 
 struct PreflightRun {
   double seconds = 60;  // the whole check, rendezvous included
@@ -37,6 +33,8 @@ struct PreflightRun {
   int probe = -1;        // probe this node: 1/0; default SLURM_LOCALID == 0
   std::string identity;  // default: SLURM_JOB_ID.SLURM_STEP_ID + ":preflight"
   double probe_seconds = 0.4;  // each of the CPU and memory probes
+  // How policy requeue requeues the job (task 0 only): libslurm.
+  RequeueOps requeue_ops = SlurmRequeueOps();
 };
 
 // A node's probe as a fixed-size record for the all-gather, and back.
@@ -52,7 +50,10 @@ Status ResolvePreflightRun(const EnvMap& env, PreflightRun* run);
 
 // Runs this task's part (the communicator takes MASTER_ADDR, MASTER_PORT
 // and DT_JOB_TOKEN from `env`); the report (task 0) and errors go to
-// `out`. Returns one of the exit statuses above.
+// `out`. Under policy requeue with a bad node, task 0 requeues the job
+// without the bad nodes (health/node_exclusion.h; its budget from `env`)
+// while the others wait. Returns one of the exit statuses of
+// contract/preflight_words.h.
 int RunPreflight(const EnvMap& env, const PreflightRun& run, FILE* out);
 
 }  // namespace dist_train

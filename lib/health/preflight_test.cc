@@ -83,7 +83,8 @@ TEST(PreflightRunTest, ResolvesFromSlurmAndNamesWhatIsMissing) {
 // Three tasks on loopback, two of them probing as two nodes; returns each
 // task's exit status and task 0's report.
 std::vector<int> RunThree(PreflightPolicy policy, const char* gpus_of_b,
-                          std::string* report) {
+                          std::string* report, const EnvMap& extra = {},
+                          const RequeueOps& ops = RequeueOps()) {
   testing_files::TempDir dir;
   int port = testing_ranks::FreePort();
   std::vector<pid_t> pids;
@@ -95,7 +96,9 @@ std::vector<int> RunThree(PreflightPolicy policy, const char* gpus_of_b,
                     {"DT_JOB_TOKEN", testing_ranks::kToken},
                     {"SLURMD_NODENAME", r == 2 ? "nodeB" : "nodeA"}};
       if (r == 2 && gpus_of_b) env["CUDA_VISIBLE_DEVICES"] = gpus_of_b;
+      env.insert(extra.begin(), extra.end());
       PreflightRun run;
+      run.requeue_ops = ops;
       run.seconds = 20;
       run.policy = policy;
       run.rank = r;
@@ -153,6 +156,105 @@ TEST(PreflightRunTest, MissingGpusFailEveryTaskUnderFailOnly) {
   EXPECT_EQ(RunThree(PreflightPolicy::kWarn, many.c_str(), &report),
             (std::vector<int>{0, 0, 0}));
   EXPECT_NE(report.find("nodeB: "), std::string::npos) << report;
+}
+
+std::string SixtyFourGpus() {
+  std::string many = "0";
+  for (int i = 1; i < 64; ++i) many += "," + std::to_string(i);
+  return many;
+}
+
+// Fake libslurm calls that append what they were asked to `path` (task 0
+// runs in a child process).
+RequeueOps RecordingOps(const std::string& path) {
+  auto note = [path](const std::string& line) {
+    std::ofstream(path, std::ios::app) << line << "\n";
+    return Status::OK();
+  };
+  RequeueOps ops;
+  ops.load_excluded = [note](uint32_t job, std::string* nodes) {
+    *nodes = "nodeZ";
+    return note("load " + std::to_string(job));
+  };
+  ops.requeue_held = [note](uint32_t job) {
+    return note("requeue-held " + std::to_string(job));
+  };
+  ops.set_excluded = [note](uint32_t job, const std::string& nodes) {
+    return note("set " + std::to_string(job) + " " + nodes);
+  };
+  ops.release = [note](uint32_t job) {
+    return note("release " + std::to_string(job));
+  };
+  return ops;
+}
+
+std::string FileText(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+TEST(PreflightRunTest, RequeuePolicyRequeuesWithoutTheBadNodeOnce) {
+  testing_files::TempDir dir;
+  std::string calls = dir.path() + "/calls", report;
+  EXPECT_EQ(RunThree(PreflightPolicy::kRequeue, SixtyFourGpus().c_str(),
+                     &report, {{"SLURM_JOB_ID", "42"}}, RecordingOps(calls)),
+            (std::vector<int>{3, 3, 3}));
+  EXPECT_EQ(FileText(calls),
+            "load 42\nrequeue-held 42\nset 42 nodeB,nodeZ\nrelease 42\n");
+  EXPECT_NE(report.find("policy requeue: the step ends before the program "
+                        "starts, and the job is requeued without the bad "
+                        "nodes\n"),
+            std::string::npos)
+      << report;
+  EXPECT_NE(report.find("dist-train: preflight: requeueing job 42 (requeue 1 "
+                        "of 3) without nodeB\n"
+                        "dist-train: preflight: job 42 requeued; its "
+                        "ExcNodeList is now nodeB,nodeZ\n"),
+            std::string::npos)
+      << report;
+}
+
+TEST(PreflightRunTest, RequeuePolicyStopsAtTheLimit) {
+  testing_files::TempDir dir;
+  std::string calls = dir.path() + "/calls", report;
+  EXPECT_EQ(
+      RunThree(PreflightPolicy::kRequeue, SixtyFourGpus().c_str(), &report,
+               {{"SLURM_JOB_ID", "42"},
+                {"SLURM_RESTART_COUNT", "2"},
+                {"DT_MAX_REQUEUES", "2"}},
+               RecordingOps(calls)),
+      (std::vector<int>{3, 3, 3}));
+  EXPECT_EQ(FileText(calls), "load 42\n");  // the history line only
+  EXPECT_NE(report.find("dist-train: preflight: not requeued: job 42 was "
+                        "requeued 2 times (limit 2, DT_MAX_REQUEUES)\n"),
+            std::string::npos)
+      << report;
+}
+
+TEST(PreflightRunTest, RequeuePolicyWithACleanStepStartsTheProgram) {
+  testing_files::TempDir dir;
+  std::string calls = dir.path() + "/calls", report;
+  EXPECT_EQ(RunThree(PreflightPolicy::kRequeue, nullptr, &report,
+                     {{"SLURM_JOB_ID", "42"}}, RecordingOps(calls)),
+            (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(FileText(calls), "");
+  EXPECT_EQ(report.find("ExcNodeList"), std::string::npos) << report;
+}
+
+TEST(PreflightRunTest, ARequeuedRunSaysWhereTheJobStands) {
+  testing_files::TempDir dir;
+  std::string calls = dir.path() + "/calls", report;
+  EXPECT_EQ(RunThree(PreflightPolicy::kRequeue, nullptr, &report,
+                     {{"SLURM_JOB_ID", "42"}, {"SLURM_RESTART_COUNT", "1"}},
+                     RecordingOps(calls)),
+            (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(FileText(calls), "load 42\n");
+  EXPECT_NE(report.find("dist-train: preflight: run 2 of job 42 (requeued 1 "
+                        "of at most 3 times); its ExcNodeList is nodeZ\n"),
+            std::string::npos)
+      << report;
 }
 
 TEST(PreflightRunTest, AMissingTaskEndsInTimeWithTheReason) {

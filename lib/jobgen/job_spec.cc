@@ -70,6 +70,10 @@ Status CheckOptions(const YamlSource& c, const YAML::Node& root,
   if (s.max_requeues > 0 && !s.requeue)
     return YamlError(c, root["preemption"], "preemption.max_requeues",
                      "needs preemption.requeue: true");
+  if (opts.preflight_policy == PreflightPolicy::kRequeue && !s.requeue)
+    return YamlError(c, root["dist_train"], "dist_train.preflight_policy",
+                     "requeue needs preemption.requeue: true (the job must "
+                     "be requeueable, its output appended)");
   if (!s.dist_train && s.wrapper)
     return YamlError(c, root["dist_train"], "dist_train.wiring",
                      "wrapper given but enabled is false");

@@ -61,6 +61,19 @@ TEST(JobSpecTest, PreflightKeysBecomeWords) {
             "t.yaml:3:13: dist_train: --dist-train: bad value '2' for "
             "'preflight'; valid values: a number of seconds from 5 to 3600 "
             "or off");
+  s = Parse(std::string(kMinimal) +
+            "dist_train: {preflight: 30, preflight_policy: requeue}\n"
+            "preemption: {requeue: true, max_requeues: 2}\n");
+  EXPECT_EQ(s.dist_train_options, "preflight=30,preflight-policy=requeue");
+  EXPECT_EQ(s.max_requeues, 2u);
+}
+
+TEST(JobSpecTest, RequeuePolicyNeedsARequeueableJob) {
+  EXPECT_EQ(Error(std::string(kMinimal) +
+                  "dist_train: {preflight: 30, preflight_policy: requeue}\n"),
+            "t.yaml:3:13: dist_train.preflight_policy: requeue needs "
+            "preemption.requeue: true (the job must be requeueable, its "
+            "output appended)");
 }
 
 TEST(JobSpecTest, AcceptedTimesMemoryAndBooleans) {

@@ -9,18 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/clock.h"
+#include "base/slurm_ids.h"
+
 namespace dist_train {
 namespace {
 
-// dt-preflight's exit statuses (health/preflight.h).
-constexpr int kPassed = 0, kUsage = 2, kFailed = 3;
 constexpr double kReportGrace = 15;
-
-double Now() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
 
 std::vector<char*> Pointers(std::vector<std::string>& texts) {
   std::vector<char*> out;
@@ -80,7 +75,7 @@ Status RunPreflightCommand(const PreflightCommand& cmd, int* exit_code) {
   *exit_code = -1;
   pid_t pid = -1;
   DT_RETURN_IF_ERROR(Spawn(cmd, &pid));
-  double deadline = Now() + cmd.deadline_seconds;
+  double deadline = MonotonicSeconds() + cmd.deadline_seconds;
   int status = 0;
   for (;;) {
     pid_t r = waitpid(pid, &status, WNOHANG);
@@ -89,7 +84,7 @@ Status RunPreflightCommand(const PreflightCommand& cmd, int* exit_code) {
       return Status::Unavailable(std::string("preflight: waitpid: ") +
                                  strerror(errno));
     }
-    if (Now() >= deadline) {
+    if (MonotonicSeconds() >= deadline) {
       kill(pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
@@ -112,21 +107,39 @@ Status RunPreflightCommand(const PreflightCommand& cmd, int* exit_code) {
 Status PreflightOutcome(const PreflightSetting& setting, const Status& ran,
                         int exit_code, std::string* warning) {
   warning->clear();
-  if (ran.ok() && exit_code == kPassed) return Status::OK();
-  bool fail = setting.policy == PreflightPolicy::kFail;
+  if (ran.ok() && exit_code == kPreflightPassed) return Status::OK();
+  bool fail = setting.policy != PreflightPolicy::kWarn;
   std::string why =
-      !ran.ok()              ? ran.message()
-      : exit_code == kFailed ? "preflight failed (see its report above)"
-      : exit_code == kUsage
+      !ran.ok() ? ran.message()
+      : exit_code == kPreflightFailed
+          ? "preflight failed (see its report above)"
+      : exit_code == kPreflightUsage
           ? "preflight: dt-preflight refused its arguments or environment"
           : "preflight: dt-preflight exited with status " +
                 std::to_string(exit_code);
   if (fail) {
     return Status::Unavailable(
-        why + "; preflight-policy=fail: the program was not started");
+        why + "; preflight-policy=" + PreflightPolicyName(setting.policy) +
+        ": the program was not started");
   }
   *warning = why + "; preflight-policy=warn: starting the program";
   return Status::OK();
+}
+
+bool PreflightApplies(const JobOptions& opts, const PreflightSetting& setting,
+                      uint32_t step_id) {
+  return opts.enabled && setting.seconds != 0 && step_id != kBatchStepId &&
+         step_id != kExternStepId;
+}
+
+Status RunTaskPreflight(const std::string& program,
+                        const PreflightSetting& setting,
+                        const PreflightTask& task, std::vector<std::string> env,
+                        std::string* warning) {
+  int exit_code = -1;
+  Status ran = RunPreflightCommand(
+      PreflightCommandFor(program, setting, task, std::move(env)), &exit_code);
+  return PreflightOutcome(setting, ran, exit_code, warning);
 }
 
 }  // namespace dist_train

@@ -50,6 +50,19 @@ Status RunPreflightCommand(const PreflightCommand& cmd, int* exit_code);
 Status PreflightOutcome(const PreflightSetting& setting, const Status& ran,
                         int exit_code, std::string* warning);
 
+// Whether a task of step `step_id` runs the gate: the job enabled
+// dist-train, the setting is not off, and it is not the batch or extern
+// step.
+bool PreflightApplies(const JobOptions& opts, const PreflightSetting& setting,
+                      uint32_t step_id);
+
+// The whole gate for one task, as the plugin and dt-wire run it:
+// RunPreflightCommand, then PreflightOutcome.
+Status RunTaskPreflight(const std::string& program,
+                        const PreflightSetting& setting,
+                        const PreflightTask& task, std::vector<std::string> env,
+                        std::string* warning);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_WIRING_TASK_PREFLIGHT_H_

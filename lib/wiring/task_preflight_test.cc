@@ -87,6 +87,12 @@ TEST(TaskPreflightTest, PolicyDecidesWhetherTheProgramStarts) {
   EXPECT_EQ(s.message(),
             "preflight: x did not finish; preflight-policy=fail: the program "
             "was not started");
+  PreflightSetting requeue{60, PreflightPolicy::kRequeue};
+  s = PreflightOutcome(requeue, Status::OK(), 3, &warning);
+  EXPECT_EQ(
+      s.message(),
+      "preflight failed (see its report above); preflight-policy=requeue: "
+      "the program was not started");
   EXPECT_TRUE(PreflightOutcome(warn, Status::OK(), 2, &warning).ok());
   EXPECT_EQ(warning,
             "preflight: dt-preflight refused its arguments or environment; "

@@ -2,7 +2,8 @@
 # The preflight gate (--dist-train=preflight, docs/user-guide.md
 # "Preflight") on the local cluster: a clean cluster passes and training
 # follows on the same MASTER_PORT; a node throttled by a CPU cgroup quota
-# is named, and policy fail ends the step before the program starts.
+# is named, policy fail ends the step before the program starts, and
+# policy requeue requeues the job without it (within DT_MAX_REQUEUES).
 
 load common
 
@@ -86,6 +87,57 @@ EOS
   no_node_drained
 }
 
+@test "policy requeue: the job is requeued without the throttled node, keeps its own exclusion, and completes" {
+  need_cpu_cgroup_v1
+  throttle node3
+  # --exclude=node1: the first run lands on node[2-3] (the scheduler takes
+  # the lowest free nodes), the requeued one must add node3 to node1.
+  write_script job.sh <<'EOS'
+#!/bin/bash
+echo "run ${SLURM_RESTART_COUNT:-0} on $SLURM_JOB_NODELIST"
+srun --dist-train=preflight=30,preflight-policy=requeue echo "TRAINING-RAN on $SLURM_JOB_NODELIST"
+echo "run ${SLURM_RESTART_COUNT:-0}: srun exit $?"
+EOS
+  run_job -N2 --ntasks-per-node=1 --exclude=node1 --requeue --open-mode=append job.sh
+  cat "$OUT/slurm-$JOB.out"
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -qx 'run 0 on node\[2-3\]' "$OUT/slurm-$JOB.out"
+  grep -q '^  node3: slow: CPU ' "$OUT/slurm-$JOB.out"
+  grep -q '^dist-train: preflight: took [0-9.]* s, policy requeue: the step ends before the program starts, and the job is requeued without the bad nodes$' "$OUT/slurm-$JOB.out"
+  # Said before the requeue; what task 0 says after it may be cut with the step.
+  grep -qx "dist-train: preflight: requeueing job $JOB (requeue 1 of 3) without node3" "$OUT/slurm-$JOB.out"
+  grep -qx 'run 1 on node\[2,4\]' "$OUT/slurm-$JOB.out"
+  grep -qx "dist-train: preflight: run 2 of job $JOB (requeued 1 of at most 3 times); its ExcNodeList is node\[1,3\]" "$OUT/slurm-$JOB.out"
+  grep -q '^dist-train: preflight: passed: 2 nodes, ' "$OUT/slurm-$JOB.out"
+  [ "$(grep -c '^TRAINING-RAN on node\[2,4\]$' "$OUT/slurm-$JOB.out")" = 2 ]
+  run grep -c 'TRAINING-RAN on node\[2-3\]' "$OUT/slurm-$JOB.out"
+  [ "$output" = 0 ]
+  info=$(scontrol -o show job "$JOB")
+  [[ $info == *"Restarts=1 "* ]]
+  [[ $info == *"ExcNodeList=node[1,3] "* ]]
+  no_node_drained
+}
+
+@test "policy requeue stops at DT_MAX_REQUEUES and ends the step" {
+  need_cpu_cgroup_v1
+  throttle node3
+  write_script job.sh <<'EOS'
+#!/bin/bash
+export DT_MAX_REQUEUES=0
+srun --dist-train=preflight=30,preflight-policy=requeue echo NEVER-RAN
+echo "srun exit $?"
+EOS
+  run_job -N4 --ntasks-per-node=1 --requeue job.sh
+  cat "$OUT/slurm-$JOB.out"
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -qx "dist-train: preflight: not requeued: job $JOB was requeued 0 times (limit 0, DT_MAX_REQUEUES)" "$OUT/slurm-$JOB.out"
+  grep -q '^dist-train: error: preflight failed (see its report above); preflight-policy=requeue: the program was not started$' "$OUT/slurm-$JOB.out"
+  grep -q '^srun exit [1-9]' "$OUT/slurm-$JOB.out"
+  run grep -q NEVER-RAN "$OUT/slurm-$JOB.out"
+  [ "$status" -ne 0 ]
+  [[ $(scontrol -o show job "$JOB") == *"Restarts=0 "* ]]
+}
+
 @test "bad preflight words are refused at submit time, naming the value" {
   write_script job.sh <<'EOS'
 #!/bin/bash
@@ -95,9 +147,9 @@ EOS
   run as_user sbatch --dist-train=preflight=4 job.sh
   [ "$status" -ne 0 ]
   [[ $output == *"--dist-train: bad value '4' for 'preflight'; valid values: a number of seconds from 5 to 3600 or off"* ]]
-  run as_user sbatch --dist-train=preflight-policy=requeue job.sh
+  run as_user sbatch --dist-train=preflight-policy=retry job.sh
   [ "$status" -ne 0 ]
-  [[ $output == *"--dist-train: bad value 'requeue' for 'preflight-policy'; valid values: warn or fail"* ]]
+  [[ $output == *"--dist-train: bad value 'retry' for 'preflight-policy'; valid values: warn, fail or requeue"* ]]
   run as_user sbatch --dist-train=preflight= job.sh
   [ "$status" -ne 0 ]
   [[ $output == *"bad value '' for 'preflight'"* ]]
