@@ -190,6 +190,6 @@ EOS
   run env -i LD_LIBRARY_PATH="$DEST$LIBDIR" RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 \
     MASTER_PORT=$port DT_TIMEOUT=20 "$BATS_TEST_TMPDIR/smoke"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [[ $output == "api 1, rank 0 of 1, "*", sum 3, stop 1, error 'dt_comm_all_reduce: dtype 42 is not a dt_dtype (0 to 5)'" ]] ||
+  [[ $output == "api 2, rank 0 of 1, "*", sum 3, stop 1, error 'dt_comm_all_reduce: dtype 42 is not a dt_dtype (0 to 5)'" ]] ||
     { echo "$output"; false; }
 }

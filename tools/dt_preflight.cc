@@ -41,8 +41,10 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : dist_train::kPreflightUsage;
   }
   dist_train::ParsePreflightPolicy(policy, &run.policy);
-  // The check's bound is --seconds, not the program's DT_TIMEOUT.
+  // The check's bound is --seconds, not the program's DT_TIMEOUT, and it
+  // needs no hang watchdog of its own (DT_WATCHDOG is the program's).
   unsetenv("DT_TIMEOUT");
+  unsetenv("DT_WATCHDOG");
   dist_train::EnvMap env = dist_train::ProcessEnv();
   dist_train::Status s = dist_train::ResolvePreflightRun(env, &run);
   if (!s.ok()) {

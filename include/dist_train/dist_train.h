@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define DT_API_VERSION 1
+#define DT_API_VERSION 2
 
 /* ---- errors and versions ------------------------------------------------ */
 
@@ -155,6 +155,28 @@ DT_C_EXPORT int dt_seconds_left(int64_t* seconds);
  * once SLURM_RESTART_COUNT reached max_requeues (< 0: DT_MAX_REQUEUES,
  * unlimited when unset). */
 DT_C_EXPORT int dt_requeue(int max_requeues);
+
+/* ---- hang watchdog (API 2) ----------------------------------------------
+ *
+ * With DT_WATCHDOG=SECONDS (--dist-train=watchdog=SECONDS), a process of
+ * the worker's own watches its progress: every collective counts, and
+ * dt_heartbeat() for work between them. No progress for SECONDS: stacks of
+ * every rank go into the step's watchdog directory, rank 0 prints one
+ * summary naming the ranks that did not progress, and every worker is
+ * killed (docs/runtime.md, "Hang watchdog"). dt_comm_create starts it. */
+
+/* Starts the watchdog when DT_WATCHDOG is set (DT_OK and nothing when it
+ * is not; again: DT_OK). Errors name the bad variable or directory. */
+DT_C_EXPORT int dt_watchdog_start(void);
+/* 1 while this process has a watchdog, else 0. */
+DT_C_EXPORT int dt_watchdog_running(void);
+/* One unit of progress (e.g. one training step); cheap, thread-safe. */
+DT_C_EXPORT void dt_heartbeat(void);
+/* The signal the watchdog sends for a stack dump, and the file descriptor
+ * the dump is read from (-1 without a watchdog); a handler of one's own,
+ * such as Python's faulthandler, may be registered on them. */
+DT_C_EXPORT int dt_watchdog_dump_signal(void);
+DT_C_EXPORT int dt_watchdog_dump_fd(void);
 
 /* ---- checkpoints: files the caller writes itself ------------------------
  *

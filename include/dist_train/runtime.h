@@ -93,6 +93,12 @@ class DT_EXPORT Communicator {
   std::unique_ptr<CommunicatorImpl> impl_;
 };
 
+// Progress for the hang watchdog (DT_WATCHDOG=SECONDS, docs/runtime.md
+// "Hang watchdog"): every collective counts already; a program that
+// spends longer than that between collectives calls this once per step.
+// Cheap (one relaxed atomic add), thread-safe, a no-op without a watchdog.
+DT_EXPORT void Heartbeat();
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_RUNTIME_H_

@@ -102,6 +102,20 @@ bool ApplyShare(std::string_view v, JobOptions* o) {
   return o->cpu_share = share, true;
 }
 
+bool ApplyWatchdog(std::string_view v, JobOptions* o) {
+  uint64_t n = 0;
+  if (v == "off") return o->watchdog_seconds = 0, true;
+  if (!ParseUint(v, kWatchdogMinSeconds, kWatchdogMaxSeconds, &n)) return false;
+  return o->watchdog_seconds = static_cast<uint32_t>(n), true;
+}
+
+std::string FormatWatchdog(const JobOptions& o) {
+  if (!o.watchdog_seconds) return "";
+  return *o.watchdog_seconds == 0
+             ? "watchdog=off"
+             : "watchdog=" + std::to_string(*o.watchdog_seconds);
+}
+
 std::string FormatMode(const JobOptions& o) {
   return o.mode ? std::string("mode=") + ModeName(*o.mode) : "";
 }
@@ -202,6 +216,11 @@ const std::vector<JobWord>& JobWords() {
        "step, or end it and requeue the job without that node",
        "preflight-policy=fail", "warn, fail or requeue", "preflight-policy",
        ApplyPreflightPolicyWord, FormatPreflightPolicyWord},
+      {"watchdog", "SECONDS|off",
+       "when no rank progressed for SECONDS, dump every rank's stacks, name "
+       "the ranks that hung and end the step (DT_WATCHDOG)",
+       "watchdog=600", "a number of seconds from 5 to 86400 or off", "watchdog",
+       ApplyWatchdog, FormatWatchdog},
       {"verbose", "", "print one wiring line per task to the job's stderr",
        nullptr, nullptr, "verbose/quiet", ApplyVerbose, FormatVerbose},
       {"quiet", "", "do not print it even if the site made verbose the default",

@@ -95,6 +95,13 @@ struct PluginConfig {
 // `out` is untouched on error.
 Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out);
 
+// The hang watchdog's time bound (watchdog=SECONDS), exported to the
+// tasks as DT_WATCHDOG and read by the runtime (runtime/watchdog.h); a
+// user's own DT_WATCHDOG wins.
+constexpr const char* kWatchdogVar = "DT_WATCHDOG";
+constexpr uint64_t kWatchdogMinSeconds = 5;
+constexpr uint64_t kWatchdogMaxSeconds = 86400;
+
 // The user's --dist-train words. Unset optionals mean "use the default".
 struct JobOptions {
   bool enabled = true;                // false for --dist-train=off
@@ -105,6 +112,7 @@ struct JobOptions {
   std::optional<CpuShare> cpu_share;  // cpu-share=exclusive|domain
   std::optional<uint32_t> preflight_seconds;  // preflight[=SECONDS|off], 0 off
   std::optional<PreflightPolicy> preflight_policy;  // preflight-policy=...
+  std::optional<uint32_t> watchdog_seconds;  // watchdog=SECONDS|off, 0 off
 };
 
 // One --dist-train word. JobWords() is the only list of them: the parser,

@@ -65,18 +65,21 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail|requeue, verbose, quiet"},
+       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, verbose, "
+       "quiet"},
       {"banana",
        "--dist-train: unknown word 'banana'; valid words: on, off, "
        "mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail|requeue, verbose, quiet"},
+       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, verbose, "
+       "quiet"},
       {"verbos",
        "--dist-train: unknown word 'verbos' (did you mean 'verbose'?); valid "
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail|requeue, verbose, quiet"},
+       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, verbose, "
+       "quiet"},
       {"mode=gpu",
        "--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"},
       // a value someone else may read in a log: escaped, never a new line
@@ -160,7 +163,8 @@ TEST(JobWordsTest, HelpTextListsEveryWord) {
   EXPECT_EQ(JobWordSyntax(),
             "on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
             "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-            "preflight-policy=warn|fail|requeue, verbose, quiet");
+            "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, "
+            "verbose, quiet");
   EXPECT_EQ(
       OptionHelpText(),
       "Wire tasks for distributed training (MASTER_ADDR/PORT, RANK, "
@@ -180,6 +184,9 @@ TEST(JobWordsTest, HelpTextListsEveryWord) {
       "preflight-policy=warn|fail|requeue: when preflight names a bad or "
       "slow node: report and go on, end the step, or end it and requeue the "
       "job without that node; "
+      "watchdog=SECONDS|off: when no rank progressed for SECONDS, dump every "
+      "rank's stacks, name the ranks that hung and end the step "
+      "(DT_WATCHDOG); "
       "verbose: print one wiring line per task to the job's stderr; "
       "quiet: do not print it even if the site made verbose the default. "
       "See dist-train's docs/user-guide.md.");

@@ -139,6 +139,7 @@ Status DistTrainSection(const YamlSource& c, const YAML::Node& n, JobSpec* s) {
        {"cpu_share", word("cpu-share")},
        {"preflight", word("preflight")},
        {"preflight_policy", word("preflight-policy")},
+       {"watchdog", word("watchdog")},
        {"verbose", [&](const YAML::Node& v, const std::string& p) {
           verbose_given = true;
           return ReadBool(c, v, p, &verbose);

@@ -66,6 +66,12 @@ TEST(JobSpecTest, PreflightKeysBecomeWords) {
             "preemption: {requeue: true, max_requeues: 2}\n");
   EXPECT_EQ(s.dist_train_options, "preflight=30,preflight-policy=requeue");
   EXPECT_EQ(s.max_requeues, 2u);
+  s = Parse(std::string(kMinimal) + "dist_train: {watchdog: 120}\n");
+  EXPECT_EQ(s.dist_train_options, "watchdog=120");
+  EXPECT_EQ(Error(std::string(kMinimal) + "dist_train: {watchdog: 1}\n"),
+            "t.yaml:3:13: dist_train: --dist-train: bad value '1' for "
+            "'watchdog'; valid values: a number of seconds from 5 to 86400 "
+            "or off");
 }
 
 TEST(JobSpecTest, RequeuePolicyNeedsARequeueableJob) {

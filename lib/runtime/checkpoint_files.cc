@@ -63,22 +63,6 @@ Status OpenNoFollow(int at, const std::string& name, const std::string& path,
   return Status::OK();
 }
 
-Status OpenOwnDirectory(int at, const std::string& name,
-                        const std::string& path, Fd* fd) {
-  struct stat st {};
-  DT_RETURN_IF_ERROR(OpenNoFollow(at, name, path, fd, &st));
-  return CheckOwnDirectory(st, path);
-}
-
-// Creates the directory (mode 0700) unless it exists, then opens it as
-// above: everything below is reached through this descriptor.
-Status MakeOwnDirectory(int at, const std::string& name,
-                        const std::string& path, Fd* fd) {
-  if (mkdirat(at, name.c_str(), 0700) != 0 && errno != EEXIST)
-    return Errno("mkdir " + path);
-  return OpenOwnDirectory(at, name, path, fd);
-}
-
 // "/ckpt/" -> "/ckpt": a trailing slash would make open() follow a symlink.
 std::string WithoutTrailingSlash(std::string dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
@@ -147,6 +131,20 @@ int Fd::Release() {
 
 Status Errno(const std::string& what) {
   return Status::IOError(what + ": " + strerror(errno));
+}
+
+Status OpenOwnDirectory(int at, const std::string& name,
+                        const std::string& path, Fd* fd) {
+  struct stat st {};
+  DT_RETURN_IF_ERROR(OpenNoFollow(at, name, path, fd, &st));
+  return CheckOwnDirectory(st, path);
+}
+
+Status MakeOwnDirectory(int at, const std::string& name,
+                        const std::string& path, Fd* fd) {
+  if (mkdirat(at, name.c_str(), 0700) != 0 && errno != EEXIST)
+    return Errno("mkdir " + path);
+  return OpenOwnDirectory(at, name, path, fd);
 }
 
 Status OpenOwnFile(int at, const std::string& name, const std::string& path,

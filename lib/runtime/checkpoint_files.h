@@ -43,6 +43,15 @@ class Fd {
 // IOError "<what>: <strerror(errno)>".
 Status Errno(const std::string& what);
 
+// A directory of ours under `at` (not a symlink, not writable by every
+// user unless sticky), opened; `path` names it in errors. Make... creates
+// it first (mode 0700) unless it exists: everything below is reached
+// through this descriptor.
+Status OpenOwnDirectory(int at, const std::string& name,
+                        const std::string& path, Fd* fd);
+Status MakeOwnDirectory(int at, const std::string& name,
+                        const std::string& path, Fd* fd);
+
 // A regular file of ours under `at`, opened read-only without following a
 // symlink (checked on the open descriptor). `path` names it in errors.
 Status OpenOwnFile(int at, const std::string& name, const std::string& path,

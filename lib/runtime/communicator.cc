@@ -15,8 +15,10 @@
 
 #include "dist_train/runtime.h"
 #include "runtime/communicator_impl.h"
+#include "runtime/progress.h"
 #include "runtime/ring_collectives.h"
 #include "runtime/runtime_env.h"
+#include "runtime/watchdog.h"
 
 namespace dist_train {
 
@@ -134,24 +136,29 @@ Status Communicator::Create(const Options& options,
       DT_RETURN_IF_ERROR(ConnectLeaderRing(comm.get()));
   }
   comm->host = MakeHostTransport(comm.get());
+  DT_RETURN_IF_ERROR(
+      StartWatchdogFromEnv(ProcessEnv(), comm->rank, comm->size));
   out->reset(new Communicator(std::move(comm)));
   return Status::OK();
 }
 
 Status Communicator::AllReduce(const void* send, void* recv, size_t count,
                                DataType type, ReduceOp op) {
+  CollectiveNote note(CallKind::kAllReduce);
   return Dispatch(impl_.get(), recv, &Transport::AllReduce, send, recv, count,
                   type, op);
 }
 
 Status Communicator::ReduceScatter(const void* send, void* recv, size_t count,
                                    DataType type, ReduceOp op) {
+  CollectiveNote note(CallKind::kReduceScatter);
   return Dispatch(impl_.get(), recv, &Transport::ReduceScatter, send, recv,
                   count, type, op);
 }
 
 Status Communicator::AllGather(const void* send, void* recv, size_t count,
                                DataType type) {
+  CollectiveNote note(CallKind::kAllGather);
   return Dispatch(impl_.get(), recv, &Transport::AllGather, send, recv, count,
                   type);
 }
@@ -163,6 +170,7 @@ Status Communicator::Broadcast(void* buf, size_t count, DataType type,
                                    " is not a rank of " +
                                    std::to_string(impl_->size));
   }
+  CollectiveNote note(CallKind::kBroadcast);
   return Dispatch(impl_.get(), buf, &Transport::Broadcast, buf, count, type,
                   root);
 }
@@ -176,5 +184,7 @@ Status Communicator::Barrier() {
                             " ranks");
   return Status::OK();
 }
+
+void Heartbeat() { NoteHeartbeat(); }
 
 }  // namespace dist_train

@@ -12,14 +12,15 @@ See docs/python.md.
 from ._errors import (DistTrainError, OK, INVALID_ARGUMENT, NOT_FOUND, IO_ERROR, UNAVAILABLE,
                       TIMEOUT, PERMISSION_DENIED, INTERNAL)
 from ._comm import Communicator
-from . import preemption, checkpoint  # noqa: F401  (pure Python, cheap)
+from . import preemption, checkpoint, watchdog  # noqa: F401  (pure Python, cheap)
+from .watchdog import install as install_watchdog, heartbeat
 
 __version__ = "0.1.0"
 
 PREEMPTED_EXIT_CODE = 75  # DT_PREEMPTED_EXIT_CODE (EX_TEMPFAIL)
 
 __all__ = ["DistTrainError", "PREEMPTED_EXIT_CODE", "Env", "env", "version", "Communicator",
-           "preemption", "checkpoint", "OK", "INVALID_ARGUMENT", "NOT_FOUND", "IO_ERROR",
+           "preemption", "checkpoint", "watchdog", "install_watchdog", "heartbeat", "OK", "INVALID_ARGUMENT", "NOT_FOUND", "IO_ERROR",
            "UNAVAILABLE", "TIMEOUT", "PERMISSION_DENIED", "INTERNAL"]
 
 

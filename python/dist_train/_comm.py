@@ -105,6 +105,8 @@ class Communicator:
         self._handle = None
         self._check(self._c.dt_comm_create(ctypes.byref(handle)))
         self._handle = handle
+        from .watchdog import _register_dump
+        _register_dump()  # dt_comm_create started it when DT_WATCHDOG is set
         self.rank = self._c.dt_comm_rank(handle)
         self.size = self._c.dt_comm_size(handle)
 

@@ -17,7 +17,7 @@ import threading
 from ._errors import DistTrainError, NOT_FOUND, INTERNAL
 
 SONAME = "libdist-train.so.0"
-API_VERSION = 1
+API_VERSION = 2
 
 # How many times a library was loaded (tests check that import loads none
 # and that it is loaded once), and from where.
@@ -74,6 +74,11 @@ _PROTOTYPES = {
     "dt_agree_to_stop": (_c_int, [_c_ptr, ctypes.POINTER(_c_int)]),
     "dt_seconds_left": (_c_int, [ctypes.POINTER(ctypes.c_int64)]),
     "dt_requeue": (_c_int, [_c_int]),
+    "dt_watchdog_start": (_c_int, []),
+    "dt_watchdog_running": (_c_int, []),
+    "dt_heartbeat": (None, []),
+    "dt_watchdog_dump_signal": (_c_int, []),
+    "dt_watchdog_dump_fd": (_c_int, []),
     "dt_checkpoint_begin": (_c_int, [_c_str, ctypes.c_uint64, _c_int, ctypes.POINTER(_c_ptr)]),
     "dt_checkpoint_path": (_c_str, [_c_ptr]),
     "dt_checkpoint_finish": (_c_int, [_c_ptr]),

@@ -89,3 +89,15 @@ no_node_drained() {
   bad=$(sinfo -h -N -o '%N %T' | grep -Ev ' (idle|mixed|allocated|completing)$' || true)
   [[ -z $bad ]] || { echo "nodes not healthy: $bad" >&2; return 1; }
 }
+
+# pid_of_rank R: the pid of the test user's train_linear with RANK=R.
+pid_of_rank() {
+  local pid
+  for pid in $(pgrep -u "$DT_USER" -x train_linear); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "RANK=$1"; then
+      echo "$pid"
+      return 0
+    fi
+  done
+  return 1
+}

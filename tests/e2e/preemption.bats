@@ -80,17 +80,6 @@ EOS
   JOB=
 }
 
-# pid_of_rank R: the pid of the test user's train_linear with RANK=R.
-pid_of_rank() {
-  local pid
-  for pid in $(pgrep -u "$DT_USER" -x train_linear); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "RANK=$1"; then
-      echo "$pid"
-      return 0
-    fi
-  done
-  return 1
-}
 
 @test "a rank killed in the middle of writing a checkpoint: the next run loads the previous complete one" {
   TRAIN="$DT_REPO/build/examples/train_linear"

@@ -1,0 +1,204 @@
+// Copyright dist-train authors. SPDX-License-Identifier: MIT
+#include "runtime/watchdog.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "base/clock.h"
+#include "runtime/progress.h"
+#include "testing/testing_files.h"
+
+namespace dist_train {
+namespace {
+
+std::string Text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+WatchdogOptions Quick(const std::string& dir) {
+  WatchdogOptions o;
+  o.seconds = 1;
+  o.dir = dir;
+  o.host = "hostA";
+  o.poll_seconds = 0.1;
+  o.dump_seconds = 0.3;
+  o.gather_seconds = 2;
+  return o;
+}
+
+// A worker that starts its watchdog, makes `steps` heartbeats, then hangs;
+// returns its pid (the caller reaps it).
+pid_t HangingWorker(const WatchdogOptions& o, int steps) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!StartWatchdog(o).ok()) _exit(2);
+    for (int i = 0; i < steps; ++i) {
+      NoteHeartbeat();
+      usleep(100 * 1000);
+    }
+    for (;;) pause();
+  }
+  return pid;
+}
+
+// How the worker ended, within `seconds` (-1: it did not).
+int EndSignal(pid_t pid, double seconds) {
+  double deadline = MonotonicSeconds() + seconds;
+  int status = 0;
+  while (MonotonicSeconds() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid)
+      return WIFSIGNALED(status) ? WTERMSIG(status) : -2;
+    usleep(20 * 1000);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+TEST(WatchdogTest, AHungWorkerIsDumpedSummarizedAndKilled) {
+  testing_files::TempDir dir;
+  pid_t pid = HangingWorker(Quick(dir.path()), 5);
+  double start = MonotonicSeconds();
+  EXPECT_EQ(EndSignal(pid, 10), SIGKILL);
+  EXPECT_GE(MonotonicSeconds() - start, 1.5);  // 0.5 s of steps, then 1 s
+  std::string step =
+      dir.path() + "/dist-train-watchdog-pid" + std::to_string(pid) + ".0";
+  std::string summary = Text(step + "/summary.txt");
+  EXPECT_NE(summary.find("dist-train: watchdog: no rank progressed for 1 s; "
+                         "1 of 1 ranks reported, stacks in " +
+                         step + "\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("rank 0 on hostA (pid " + std::to_string(pid) +
+                         ") did not progress: waiting, after no collective "
+                         "yet\n"),
+            std::string::npos)
+      << summary;
+  std::string stacks = Text(step + "/rank-0.stacks");
+  EXPECT_NE(stacks.find("native backtrace of the signalled thread:"),
+            std::string::npos)
+      << stacks;
+  std::string record = Text(step + "/rank-0.record");
+  EXPECT_NE(record.find("heartbeats=5\n"), std::string::npos) << record;
+}
+
+TEST(WatchdogTest, AStoppedWorkerIsNamedAsStopped) {
+  testing_files::TempDir dir;
+  pid_t pid = HangingWorker(Quick(dir.path()), 1000);
+  usleep(300 * 1000);
+  kill(pid, SIGSTOP);
+  EXPECT_EQ(EndSignal(pid, 10), SIGKILL);
+  std::string step =
+      dir.path() + "/dist-train-watchdog-pid" + std::to_string(pid) + ".0";
+  EXPECT_NE(Text(step + "/summary.txt")
+                .find("did not progress: stopped (SIGSTOP or a debugger)"),
+            std::string::npos);
+  EXPECT_NE(Text(step + "/rank-0.stacks")
+                .find("stopped: its dump handler cannot run"),
+            std::string::npos);
+}
+
+TEST(WatchdogTest, TheWatchdogHoldsNoneOfTheWorkersDescriptors) {
+  testing_files::TempDir dir;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);  // the worker keeps the write end, like a socket
+    WatchdogOptions o = Quick(dir.path());
+    o.poll_seconds = 2;  // a watchdog holding the pipe would keep it 2 s
+    if (!StartWatchdog(o).ok()) _exit(2);
+    for (int i = 0; i < 5; ++i) {
+      NoteHeartbeat();
+      usleep(100 * 1000);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  char c;
+  double start = MonotonicSeconds();
+  // EOF once the worker exits: its watchdog did not keep the pipe open.
+  EXPECT_EQ(read(fds[0], &c, 1), 0);
+  EXPECT_LT(MonotonicSeconds() - start, 0.9);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+TEST(WatchdogTest, AProgressingWorkerIsLeftAlone) {
+  testing_files::TempDir dir;
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!StartWatchdog(Quick(dir.path())).ok()) _exit(2);
+    for (int i = 0; i < 25; ++i) {  // 2.5 s, never 1 s without progress
+      NoteHeartbeat();
+      usleep(100 * 1000);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(WatchdogTest, OptionsFromTheEnvironmentNameTheBadVariable) {
+  WatchdogOptions o;
+  // Unset: off, and nothing else is read (a bad RANK is Create's to name).
+  ASSERT_TRUE(ReadWatchdogOptions({{"RANK", "x"}}, -1, -1, &o).ok());
+  EXPECT_EQ(o.seconds, 0);
+  ASSERT_TRUE(ReadWatchdogOptions({{"DT_WATCHDOG", "5"}}, -1, -1, &o).ok());
+  EXPECT_EQ(o.dir, ".");
+  EXPECT_EQ(o.rank, 0);
+  EXPECT_EQ(o.world_size, 1);
+  ASSERT_TRUE(ReadWatchdogOptions({{"DT_WATCHDOG", "30"},
+                                   {"SLURM_PROCID", "3"},
+                                   {"SLURM_NTASKS", "8"},
+                                   {"SLURM_SUBMIT_DIR", "/home/u"},
+                                   {"SLURMD_NODENAME", "node2"}},
+                                  -1, -1, &o)
+                  .ok());
+  EXPECT_EQ(o.seconds, 30);
+  EXPECT_EQ(o.rank, 3);
+  EXPECT_EQ(o.world_size, 8);
+  EXPECT_EQ(o.dir, "/home/u");
+  EXPECT_EQ(o.host, "node2");
+  EXPECT_EQ(ReadWatchdogOptions({{"DT_WATCHDOG", "2"}}, -1, -1, &o).message(),
+            "DT_WATCHDOG='2' is not an integer from 5 to 86400");
+  EXPECT_EQ(ReadWatchdogOptions(
+                {{"DT_WATCHDOG", "10"}, {"RANK", "4"}, {"WORLD_SIZE", "4"}}, -1,
+                -1, &o)
+                .message(),
+            "watchdog: rank 4 is not below 4 ranks");
+  // What Create resolved wins over the environment.
+  ASSERT_TRUE(
+      ReadWatchdogOptions({{"DT_WATCHDOG", "10"}, {"RANK", "x"}}, 1, 2, &o)
+          .ok());
+  EXPECT_EQ(o.rank, 1);
+  EXPECT_EQ(o.world_size, 2);
+}
+
+TEST(WatchdogTest, AStepDirectoryOfSomeoneElseIsRefused) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to plant another owner's dir";
+  testing_files::TempDir dir;
+  std::string planted =
+      dir.path() + "/dist-train-watchdog-pid" + std::to_string(getpid()) + ".0";
+  ASSERT_EQ(mkdir(planted.c_str(), 0777), 0);
+  ASSERT_EQ(chown(planted.c_str(), 65534, 65534), 0);
+  Status s = StartWatchdog(Quick(dir.path()));
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(planted), std::string::npos) << s.message();
+  EXPECT_FALSE(WatchdogRunning());
+}
+
+}  // namespace
+}  // namespace dist_train

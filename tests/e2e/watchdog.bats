@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# The hang watchdog (--dist-train=watchdog=SECONDS, docs/user-guide.md
+# "Hang watchdog") on the local cluster: a rank stopped with SIGSTOP in the
+# middle of training is named within SECONDS + 30 s, every rank's stacks
+# are in the job's directory, and the step ends; a job that keeps going is
+# left alone; a bad value is refused at submit time.
+
+load common
+
+setup() {
+  require_cluster
+  make_outdir
+  TRAIN="$DT_REPO/build/examples/train_linear"
+}
+
+teardown() {
+  cleanup_outdir
+}
+
+@test "a rank stopped with SIGSTOP is named, every rank's stacks are kept, the step ends" {
+  write_script job.sh <<EOS
+#!/bin/bash
+srun --dist-train=watchdog=10 $TRAIN 7 100000 50
+echo "srun exit \$?"
+EOS
+  JOB=$(cd "$OUT" && as_user sbatch --parsable --chdir="$OUT" -o "$OUT/slurm-%j.out" -N4 --ntasks-per-node=1 job.sh)
+  local pid="" i
+  for i in $(seq 300); do pid=$(pid_of_rank 2) && break; sleep 0.1; done
+  [ -n "$pid" ]
+  sleep 3 # training under way
+  kill -STOP "$pid"
+  stopped=$SECONDS
+  state=$(wait_job "$JOB" 60)
+  took=$((SECONDS - stopped))
+  cat "$OUT/slurm-$JOB.out"
+  echo "ended $took s after the SIGSTOP"
+  [ "$state" = COMPLETED ]
+  [ "$took" -le 40 ]
+  dir="$OUT/dist-train-watchdog-$JOB.0"
+  grep -q "^dist-train: watchdog: no rank progressed for 10 s; 4 of 4 ranks reported, stacks in $dir\$" "$OUT/slurm-$JOB.out"
+  grep -q "^dist-train: watchdog: rank 2 on node3 (pid $pid) did not progress: stopped (SIGSTOP or a debugger), after all_reduce #[0-9]*; the others are inside all_reduce #[0-9]*\$" "$OUT/slurm-$JOB.out"
+  run grep -c 'did not progress' "$OUT/slurm-$JOB.out"
+  [ "$output" = 1 ]
+  grep -q '^dist-train: watchdog: ending the step' "$OUT/slurm-$JOB.out"
+  grep -q '^srun exit [1-9]' "$OUT/slurm-$JOB.out"
+  for r in 0 1 2 3; do [ -s "$dir/rank-$r.stacks" ]; done
+  grep -q 'native backtrace of the signalled thread' "$dir/rank-0.stacks"
+  grep -q 'stopped: its dump handler cannot run' "$dir/rank-2.stacks"
+  cmp "$dir/summary.txt" <(grep '^dist-train: watchdog: ' "$OUT/slurm-$JOB.out" | grep -v 'ending the step')
+  [ "$(stat -c '%U %a' "$dir")" = "$DT_USER 700" ]
+  no_node_drained
+}
+
+@test "a job that keeps progressing is left alone" {
+  write_script job.sh <<EOS
+#!/bin/bash
+srun --dist-train=watchdog=5 $TRAIN 7 150 50
+EOS
+  run_job -N2 --ntasks-per-node=2 job.sh
+  cat "$OUT/slurm-$JOB.out"
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -q 'weights ' "$OUT/slurm-$JOB.out"
+  run grep -c 'watchdog' "$OUT/slurm-$JOB.out"
+  [ "$output" = 0 ]
+}
+
+@test "bad watchdog values are refused at submit time, naming the value" {
+  write_script job.sh <<'EOS'
+#!/bin/bash
+true
+EOS
+  cd "$OUT"
+  run as_user sbatch --dist-train=watchdog=2 job.sh
+  [ "$status" -ne 0 ]
+  [[ $output == *"--dist-train: bad value '2' for 'watchdog'; valid values: a number of seconds from 5 to 86400 or off"* ]]
+  run as_user sbatch --dist-train=watchdog job.sh
+  [ "$status" -ne 0 ]
+  [[ $output == *"--dist-train: 'watchdog' needs a value, e.g. watchdog=600"* ]]
+}
