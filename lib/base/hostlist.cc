@@ -5,29 +5,11 @@
 #include <cstdlib>
 #include <memory>
 
+#include "base/hostlist_handle.h"
 #include "base/parse.h"
-
-extern "C" {
-#include <slurm/slurm.h>
-}
 
 namespace dist_train {
 namespace {
-
-// hostlist_t is a pointer up to 23.02 and a struct from 23.11 on.
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
-using HostlistHandle = hostlist_t*;
-#else
-using HostlistHandle = hostlist_t;
-#endif
-
-struct HostlistDeleter {
-  void operator()(std::remove_pointer_t<HostlistHandle>* hl) const {
-    slurm_hostlist_destroy(hl);
-  }
-};
-using HostlistPtr =
-    std::unique_ptr<std::remove_pointer_t<HostlistHandle>, HostlistDeleter>;
 
 Status Malformed(std::string_view nodelist, const char* what) {
   return Status::InvalidArgument(std::string(what) + "='" +

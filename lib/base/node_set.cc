@@ -3,38 +3,19 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <memory>
-#include <type_traits>
 
 #include "base/hostlist.h"
+#include "base/hostlist_handle.h"
 #include "base/parse.h"
-
-extern "C" {
-#include <slurm/slurm.h>
-}
 
 namespace dist_train {
 namespace {
-
-// hostlist_t is a pointer up to 23.02 and a struct from 23.11 on.
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 11, 0)
-using HostlistHandle = hostlist_t*;
-#else
-using HostlistHandle = hostlist_t;
-#endif
-
-struct HostlistDeleter {
-  void operator()(std::remove_pointer_t<HostlistHandle>* hl) const {
-    slurm_hostlist_destroy(hl);
-  }
-};
 
 // libslurm's ranged form of `hosts`, each already checked; the buffer
 // grows until it fits (slurm_hostlist_ranged_string returns -1 when cut).
 Status Ranged(const std::vector<std::string>& hosts, const char* what,
               std::string* out) {
-  std::unique_ptr<std::remove_pointer_t<HostlistHandle>, HostlistDeleter> hl(
-      slurm_hostlist_create(""));
+  HostlistPtr hl(slurm_hostlist_create(""));
   if (!hl) return Status::Internal(std::string(what) + ": no hostlist");
   for (const std::string& h : hosts) {
     if (slurm_hostlist_push_host(hl.get(), h.c_str()) <= 0)

@@ -78,24 +78,41 @@ Status SlurmInitOnce() {
   return result;
 }
 
-Status LoadJobTimes(uint32_t job_id, JobTimes* times) {
+namespace {
+
+// One slurm_load_job of `job_id` (SHOW_LOCAL: no federation lookup first,
+// or SHOW_ALL); `each` sees every record before the answer is freed.
+Status WithJobRecords(
+    uint32_t job_id, uint16_t show,
+    const std::function<void(const slurm_job_info_t&)>& each) {
   job_info_msg_t* info = nullptr;
-  if (slurm_load_job(&info, DT_JOB_ARG(job_id), SHOW_LOCAL) != 0 ||
-      info == nullptr) {
+  if (slurm_load_job(&info, DT_JOB_ARG(job_id), show) != 0 || info == nullptr) {
     int err = errno;
     return Status::Unavailable("cannot load job " + std::to_string(job_id) +
                                " from slurmctld: " + SlurmError(err));
   }
+  for (uint32_t i = 0; i < info->record_count; ++i) each(info->job_array[i]);
+  slurm_free_job_info_msg(info);
+  return Status::OK();
+}
+
+Status Requeue(uint32_t job_id, uint32_t flags) {
+  if (slurm_requeue(DT_JOB_ARG(job_id), flags) == 0) return Status::OK();
+  int err = errno;
+  return Status::Unavailable("requeue of job " + std::to_string(job_id) +
+                             " failed: " + SlurmError(err));
+}
+
+}  // namespace
+
+Status LoadJobTimes(uint32_t job_id, JobTimes* times) {
   *times = JobTimes{};  // no record (already purged): nothing known
-  for (uint32_t i = 0; i < info->record_count; ++i) {
-    const slurm_job_info_t& j = info->job_array[i];
-    if (j.job_id != job_id) continue;
+  return WithJobRecords(job_id, SHOW_LOCAL, [&](const slurm_job_info_t& j) {
+    if (j.job_id != job_id) return;
     times->time_limit = j.time_limit;
     times->start_time = static_cast<int64_t>(j.start_time);
     times->end_time = static_cast<int64_t>(j.end_time);
-  }
-  slurm_free_job_info_msg(info);
-  return Status::OK();
+  });
 }
 
 namespace {
@@ -138,25 +155,14 @@ const char* JobStateName(uint32_t state) {
 Status LoadArrayTaskStates(uint32_t array_job_id,
                            std::map<uint32_t, std::string>* states,
                            std::string* pending_expr) {
-  job_info_msg_t* info = nullptr;
-  if (slurm_load_job(&info, DT_JOB_ARG(array_job_id), SHOW_ALL) != 0 ||
-      info == nullptr) {
-    int err = errno;
-    return Status::Unavailable("cannot load job " +
-                               std::to_string(array_job_id) +
-                               " from slurmctld: " + SlurmError(err));
-  }
-  for (uint32_t i = 0; i < info->record_count; ++i) {
-    const slurm_job_info_t& j = info->job_array[i];
-    if (j.array_job_id != array_job_id) continue;
+  return WithJobRecords(array_job_id, SHOW_ALL, [&](const slurm_job_info_t& j) {
+    if (j.array_job_id != array_job_id) return;
     if (j.array_task_id != NO_VAL) {
       (*states)[j.array_task_id] = JobStateName(j.job_state);
     } else if (j.array_task_str != nullptr) {
       *pending_expr = j.array_task_str;
     }
-  }
-  slurm_free_job_info_msg(info);
-  return Status::OK();
+  });
 }
 
 Status LoadNodeAddr(const std::string& node, std::string* addr) {
@@ -173,40 +179,23 @@ Status LoadNodeAddr(const std::string& node, std::string* addr) {
   return Status::OK();
 }
 
-Status SlurmRequeue(uint32_t job_id) {
-  if (slurm_requeue(DT_JOB_ARG(job_id), 0) == 0) return Status::OK();
-  int err = errno;
-  return Status::Unavailable("requeue of job " + std::to_string(job_id) +
-                             " failed: " + SlurmError(err));
-}
+Status SlurmRequeue(uint32_t job_id) { return Requeue(job_id, 0); }
 
 Status LoadJobExcludedNodes(uint32_t job_id, std::string* nodes) {
-  job_info_msg_t* info = nullptr;
-  if (slurm_load_job(&info, DT_JOB_ARG(job_id), SHOW_LOCAL) != 0 ||
-      info == nullptr) {
-    int err = errno;
-    return Status::Unavailable("cannot load job " + std::to_string(job_id) +
-                               " from slurmctld: " + SlurmError(err));
-  }
   bool found = false;
-  for (uint32_t i = 0; i < info->record_count; ++i) {
-    const slurm_job_info_t& j = info->job_array[i];
-    if (j.job_id != job_id) continue;
-    found = true;
-    *nodes = j.exc_nodes != nullptr ? j.exc_nodes : "";
-  }
-  slurm_free_job_info_msg(info);
+  DT_RETURN_IF_ERROR(
+      WithJobRecords(job_id, SHOW_LOCAL, [&](const slurm_job_info_t& j) {
+        if (j.job_id != job_id) return;
+        found = true;
+        *nodes = j.exc_nodes != nullptr ? j.exc_nodes : "";
+      }));
   if (!found)
     return Status::NotFound("slurmctld has no job " + std::to_string(job_id));
   return Status::OK();
 }
 
 Status SlurmRequeueHeld(uint32_t job_id) {
-  if (slurm_requeue(DT_JOB_ARG(job_id), JOB_REQUEUE_HOLD) == 0)
-    return Status::OK();
-  int err = errno;
-  return Status::Unavailable("requeue of job " + std::to_string(job_id) +
-                             " failed: " + SlurmError(err));
+  return Requeue(job_id, JOB_REQUEUE_HOLD);
 }
 
 namespace {
