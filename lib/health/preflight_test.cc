@@ -82,9 +82,13 @@ TEST(PreflightRunTest, ResolvesFromSlurmAndNamesWhatIsMissing) {
 
 // Three tasks on loopback, two of them probing as two nodes; returns each
 // task's exit status and task 0's report.
+// `slow_fraction` 0: no CPU or memory rate counts as slow, so a test of a
+// clean step does not depend on how busy the machine is (the 50 ms probes
+// of two "nodes" sharing a loaded CI machine can differ by 2x).
 std::vector<int> RunThree(PreflightPolicy policy, const char* gpus_of_b,
                           std::string* report, const EnvMap& extra = {},
-                          const RequeueOps& ops = RequeueOps()) {
+                          const RequeueOps& ops = RequeueOps(),
+                          double slow_fraction = 0.5) {
   testing_files::TempDir dir;
   int port = testing_ranks::FreePort();
   std::vector<pid_t> pids;
@@ -99,6 +103,7 @@ std::vector<int> RunThree(PreflightPolicy policy, const char* gpus_of_b,
       env.insert(extra.begin(), extra.end());
       PreflightRun run;
       run.requeue_ops = ops;
+      run.score.slow_fraction = slow_fraction;
       run.seconds = 20;
       run.policy = policy;
       run.rank = r;
@@ -128,8 +133,9 @@ std::vector<int> RunThree(PreflightPolicy policy, const char* gpus_of_b,
 
 TEST(PreflightRunTest, CleanTasksPassAndTaskZeroReports) {
   std::string report;
-  EXPECT_EQ(RunThree(PreflightPolicy::kFail, nullptr, &report),
-            (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(
+      RunThree(PreflightPolicy::kFail, nullptr, &report, {}, RequeueOps(), 0),
+      (std::vector<int>{0, 0, 0}));
   EXPECT_NE(report.find("dist-train: preflight: passed: 2 nodes, median CPU "),
             std::string::npos)
       << report;
@@ -237,7 +243,7 @@ TEST(PreflightRunTest, RequeuePolicyWithACleanStepStartsTheProgram) {
   testing_files::TempDir dir;
   std::string calls = dir.path() + "/calls", report;
   EXPECT_EQ(RunThree(PreflightPolicy::kRequeue, nullptr, &report,
-                     {{"SLURM_JOB_ID", "42"}}, RecordingOps(calls)),
+                     {{"SLURM_JOB_ID", "42"}}, RecordingOps(calls), 0),
             (std::vector<int>{0, 0, 0}));
   EXPECT_EQ(FileText(calls), "");
   EXPECT_EQ(report.find("ExcNodeList"), std::string::npos) << report;
@@ -248,7 +254,7 @@ TEST(PreflightRunTest, ARequeuedRunSaysWhereTheJobStands) {
   std::string calls = dir.path() + "/calls", report;
   EXPECT_EQ(RunThree(PreflightPolicy::kRequeue, nullptr, &report,
                      {{"SLURM_JOB_ID", "42"}, {"SLURM_RESTART_COUNT", "1"}},
-                     RecordingOps(calls)),
+                     RecordingOps(calls), 0),
             (std::vector<int>{0, 0, 0}));
   EXPECT_EQ(FileText(calls), "load 42\n");
   EXPECT_NE(report.find("dist-train: preflight: run 2 of job 42 (requeued 1 "
