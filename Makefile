@@ -79,7 +79,8 @@ LIB_SO := $(BUILD)/$(SONAME)
 PLUGIN := $(BUILD)/spank/spank_dist_train.so
 UNIT := $(BUILD)/tests/unit_tests
 TOOLS := $(BUILD)/tools/dt-topo $(BUILD)/tools/gen-sbatch $(BUILD)/tools/dt-bench $(BUILD)/tools/dt-run \
-    $(BUILD)/tools/dt-requeue $(BUILD)/tools/dt-wire $(BUILD)/tools/dt-preflight
+    $(BUILD)/tools/dt-requeue $(BUILD)/tools/dt-wire $(BUILD)/tools/dt-preflight \
+    $(BUILD)/tools/dt-status
 EXAMPLES := $(BUILD)/examples/train_linear
 TEMPLATE_DIR = $(datarootdir)/dist-train/templates
 
@@ -150,6 +151,7 @@ $(BUILD)/tools/dt-requeue: $(BUILD)/tools/dt_requeue.o
 $(BUILD)/tools/dt-wire: $(BUILD)/tools/dt_wire.o
 $(BUILD)/tools/dt-bench: $(BUILD)/tools/dt_bench.o
 $(BUILD)/tools/dt-preflight: $(BUILD)/tools/dt_preflight.o
+$(BUILD)/tools/dt-status: $(BUILD)/tools/dt_status.o
 $(BUILD)/examples/train_linear: $(BUILD)/examples/train_linear.o
 $(TOOLS) $(EXAMPLES): $(LIB_A)
 	$(CXX) $(LINK_HARDEN) $(LDFLAGS) $(SAN_LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_A) $(PROGRAM_LIBS)

@@ -4,7 +4,8 @@
 # busy loop per core, 4 ranks) and against PyTorch + Gloo, the same across
 # local-cluster nodes (2 x 1 and 2 x 2 ranks, idle and beside the busy
 # loops) against both, and what --dist-train adds to a minimal step of 4
-# tasks per node at each node count. As root, on a built tree (make), with
+# tasks per node at each node count, and launch -> first all-reduce up to
+# 1,024 ranks on this machine. As root, on a built tree (make), with
 # python3-torch. Uses the running local cluster when it has enough nodes,
 # else starts one with the largest count and stops it at the end. Open MPI
 # (openmpi-bin) is purged again when this script installed it: it pulls in

@@ -13,6 +13,10 @@
 // A resumed run ends with the same weights, bit for bit, as one that was
 // never interrupted (the data of step s depends only on the seed and s).
 //
+// Each step is one heartbeat for the hang watchdog and its straggler
+// report; TRAIN_LINEAR_SLOW=RANK:PERCENT makes that rank's STEP_MS that
+// much longer (a straggler, for tests and demos).
+//
 //   g++ -O2 train_linear.cc $(pkg-config --cflags --libs dist-train)
 //   srun --dist-train ./a.out [SEED [STEPS [STEP_MS [CHECKPOINT_EVERY]]]]
 //   dt-run --nproc 4 -- ./a.out
@@ -83,6 +87,15 @@ int main(int argc, char** argv) {
   int steps = argc > 2 ? std::atoi(argv[2]) : 200;
   int step_ms = argc > 3 ? std::atoi(argv[3]) : 0;  // slow it down for demos
   int every = argc > 4 ? std::atoi(argv[4]) : 0;
+  int slow_rank = -1, slow_percent = 0;
+  if (const char* slow = getenv("TRAIN_LINEAR_SLOW")) {
+    if (sscanf(slow, "%d:%d", &slow_rank, &slow_percent) != 2 ||
+        slow_percent < 0) {
+      fprintf(stderr,
+              "train_linear: TRAIN_LINEAR_SLOW=%s is not RANK:PERCENT\n", slow);
+      return 2;
+    }
+  }
   std::unique_ptr<dist_train::Communicator> comm;
   dist_train::Status s =
       dist_train::Communicator::Create(dist_train::Options(), &comm);
@@ -137,7 +150,9 @@ int main(int argc, char** argv) {
     for (int k = 0; k <= kFeatures; ++k) w[k] -= kLearningRate * grad[k];
     if (r == 0 && (step % 50 == 0 || step == steps - 1))
       printf("step %3d loss %.8f\n", step, grad[kFeatures + 1]);
-    if (step_ms > 0) usleep(step_ms * 1000);
+    if (step_ms > 0)
+      usleep(step_ms * (r == slow_rank ? 1000 + 10 * slow_percent : 1000));
+    dist_train::Heartbeat();
     if (ckpt.empty()) continue;
     bool stop = false;
     s = dist_train::AgreeToStop(comm.get(), &stop);

@@ -35,7 +35,7 @@ setup() {
   [ -f "$DEST$LIBDIR/libdist-train.so.0" ]
   grep -q '^Libs: -L${libdir} -ldist-train$' "$DEST$LIBDIR/pkgconfig/dist-train.pc"
   [ -f "$DEST$PREFIX/share/doc/dist-train/env-contract.md" ]
-  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-preflight dt-check-install; do
+  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-preflight dt-status dt-check-install; do
     [ -s "$DEST$PREFIX/share/man/man1/$t.1" ]
   done
   [ -s "$DEST$PREFIX/share/man/man8/spank-dist-train.8" ]
@@ -52,7 +52,7 @@ setup() {
 @test "manual pages come from --help: every option a tool's --help names is in its page, which man renders without a warning" {
   run make -C "$REPO" man
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-preflight dt-check-install; do
+  for t in dt-topo gen-sbatch dt-run dt-bench dt-requeue dt-wire dt-preflight dt-status dt-check-install; do
     page="$REPO/$BUILD/man/$t.1"
     run bash -c "MANWIDTH=80 man --warnings -l '$page' 2>&1 >/dev/null"
     [ -z "$output" ] || { echo "$t: $output"; false; }
@@ -128,6 +128,18 @@ setup() {
   [ "$names" = "plugin_name plugin_type plugin_version slurm_spank_exit slurm_spank_init slurm_spank_init_post_opt slurm_spank_local_user_init slurm_spank_slurmd_exit slurm_spank_task_init slurm_spank_user_init spank_plugin_version " ]
 }
 
+@test "the plugin stays lean: no iostreams or locales, no float-to-text tables, text under 1 MB" {
+  # It links libstdc++ statically and every slurmstepd maps it: one
+  # ifstream brought in the whole locale (text 0.71 -> 1.53 MB, 2026-12-07),
+  # std::to_chars/from_chars their tables (another 0.23 MB).
+  so="$REPO/$BUILD/spank/spank_dist_train.so"
+  run bash -c "nm -C '$so' | grep -E 'std::(locale|basic_ios|ios_base)|ryu::|fast_float::' | head -5"
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "pulled into the plugin: $output"; false; }
+  text=$(size -A "$so" | awk '$1 == ".text" {print $2}')
+  [ "$text" -lt 1048576 ] || { echo "plugin .text is $text bytes"; false; }
+}
+
 @test "a program builds and runs against the installed library via pkg-config" {
   make -C "$REPO" install DESTDIR="$DEST" >/dev/null
   cat >"$BATS_TEST_TMPDIR/use.cc" <<'EOS'
@@ -190,6 +202,6 @@ EOS
   run env -i LD_LIBRARY_PATH="$DEST$LIBDIR" RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 \
     MASTER_PORT=$port DT_TIMEOUT=20 "$BATS_TEST_TMPDIR/smoke"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [[ $output == "api 2, rank 0 of 1, "*", sum 3, stop 1, error 'dt_comm_all_reduce: dtype 42 is not a dt_dtype (0 to 5)'" ]] ||
+  [[ $output == "api 3, rank 0 of 1, "*", sum 3, stop 1, error 'dt_comm_all_reduce: dtype 42 is not a dt_dtype (0 to 5)'" ]] ||
     { echo "$output"; false; }
 }

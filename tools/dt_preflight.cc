@@ -13,6 +13,24 @@
 #include <cstdlib>
 
 #include "health/preflight.h"
+#include "runtime/watchdog.h"
+
+namespace {
+
+// A stream whose every write goes to stderr at once and is kept in `*copy`.
+FILE* TeeToStderr(std::string* copy) {
+  cookie_io_functions_t io{};
+  io.write = [](void* cookie, const char* buf, size_t size) -> ssize_t {
+    static_cast<std::string*>(cookie)->append(buf, size);
+    return fwrite(buf, 1, size, stderr) == size ? static_cast<ssize_t>(size)
+                                                : -1;
+  };
+  FILE* f = fopencookie(copy, "w", io);
+  if (f != nullptr) setvbuf(f, nullptr, _IOLBF, 0);
+  return f;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using dist_train::PreflightRun;
@@ -34,6 +52,18 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1));
   app.add_option("--identity", run.identity,
                  "what peers must present (default JOB.STEP:preflight)");
+  app.add_option("--min-cpu-gflops", run.score.minimum.cpu_gflops,
+                 "a node below this CPU rate is slow (plugstack.conf "
+                 "preflight_min_cpu_gflops)")
+      ->check(CLI::Range(0.0, dist_train::kPreflightMaxRate));
+  app.add_option("--min-mem-gbps", run.score.minimum.mem_gbps,
+                 "a node below this memory bandwidth is slow (plugstack.conf "
+                 "preflight_min_mem_gbps)")
+      ->check(CLI::Range(0.0, dist_train::kPreflightMaxRate));
+  app.add_option("--min-link-mbps", run.score.minimum.link_mbps,
+                 "a node whose bound interface links slower is slow "
+                 "(plugstack.conf preflight_min_link_mbps)")
+      ->check(CLI::Range(uint32_t{0}, dist_train::kPreflightMaxLinkMbps));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -41,6 +71,7 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : dist_train::kPreflightUsage;
   }
   dist_train::ParsePreflightPolicy(policy, &run.policy);
+  const dist_train::EnvMap program_env = dist_train::ProcessEnv();
   // The check's bound is --seconds, not the program's DT_TIMEOUT, and it
   // needs no hang watchdog of its own (DT_WATCHDOG is the program's).
   unsetenv("DT_TIMEOUT");
@@ -51,5 +82,16 @@ int main(int argc, char** argv) {
     fprintf(stderr, "dt-preflight: %s\n", s.message().c_str());
     return dist_train::kPreflightUsage;
   }
-  return dist_train::RunPreflight(env, run, stderr);
+  // Task 0's report also goes where the program's watchdog keeps the
+  // step's records, for dt-status (each line still reaches stderr at once).
+  std::string report;
+  FILE* out = run.rank == 0 ? TeeToStderr(&report) : nullptr;
+  int rc = dist_train::RunPreflight(env, run, out ? out : stderr);
+  if (out == nullptr) return rc;
+  fclose(out);
+  s = dist_train::SaveInWatchdogDir(program_env, "preflight.txt", report);
+  if (!s.ok())
+    fprintf(stderr, "dt-preflight: report not kept for dt-status: %s\n",
+            s.message().c_str());
+  return rc;
 }

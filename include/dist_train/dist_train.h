@@ -38,7 +38,7 @@
 extern "C" {
 #endif
 
-#define DT_API_VERSION 2
+#define DT_API_VERSION 3
 
 /* ---- errors and versions ------------------------------------------------ */
 
@@ -177,6 +177,11 @@ DT_C_EXPORT void dt_heartbeat(void);
  * such as Python's faulthandler, may be registered on them. */
 DT_C_EXPORT int dt_watchdog_dump_signal(void);
 DT_C_EXPORT int dt_watchdog_dump_fd(void);
+/* (API 3) Compute time the caller measured itself, in nanoseconds (e.g.
+ * one forward pass). The watchdog's straggler report compares compute time
+ * per step across ranks: by default the time outside collectives; once a
+ * program reports any, what it reports (docs/runtime.md, "Stragglers"). */
+DT_C_EXPORT void dt_note_compute_ns(uint64_t nanoseconds);
 
 /* ---- checkpoints: files the caller writes itself ------------------------
  *

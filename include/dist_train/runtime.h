@@ -19,6 +19,7 @@
 #define DIST_TRAIN_RUNTIME_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -98,6 +99,11 @@ class DT_EXPORT Communicator {
 // spends longer than that between collectives calls this once per step.
 // Cheap (one relaxed atomic add), thread-safe, a no-op without a watchdog.
 DT_EXPORT void Heartbeat();
+
+// Compute time the program measured itself (e.g. a forward pass), for the
+// watchdog's straggler report ("Stragglers"): once a program reports any,
+// the report compares this instead of the time outside collectives.
+DT_EXPORT void ReportComputeTime(uint64_t nanoseconds);
 
 }  // namespace dist_train
 

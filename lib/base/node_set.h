@@ -2,7 +2,7 @@
 //
 // A job's excluded nodes grown by more hosts, as one ranged node list
 // (libslurm's slurm_hostlist_*), for the ExcNodeList of a requeue that
-// leaves bad nodes out (health/node_exclusion.h). Kept apart from
+// leaves bad nodes out (runtime/node_exclusion.h). Kept apart from
 // base/hostlist so that the plugin, which only reads node lists, does not
 // reference the libslurm functions this file needs.
 

@@ -30,6 +30,20 @@ bool ParseBool(std::string_view text, bool* out) {
   return false;
 }
 
+bool ParseKeyValueLines(std::string_view text,
+                        std::map<std::string, std::string>* out) {
+  out->clear();
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  if (text.empty()) return true;
+  for (std::string_view line : Split(text, '\n')) {
+    size_t eq = line.find('=');
+    if (eq == std::string_view::npos ||
+        !out->emplace(line.substr(0, eq), line.substr(eq + 1)).second)
+      return false;
+  }
+  return true;
+}
+
 std::vector<std::string_view> Split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
   size_t start = 0;

@@ -8,6 +8,7 @@
 #define DIST_TRAIN_LIB_BASE_PARSE_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,11 @@ bool ParseBool(std::string_view text, bool* out);
 
 // Splits on `sep`, keeping empty fields ("a,,b" -> {"a", "", "b"}).
 std::vector<std::string_view> Split(std::string_view text, char sep);
+
+// Parses "key=value" lines (the last may lack its newline), each key once.
+// False on a line without '=' or a repeated key.
+bool ParseKeyValueLines(std::string_view text,
+                        std::map<std::string, std::string>* out);
 
 // Returns the candidate closest to `word` by edit distance when it is close
 // enough to be a plausible typo (distance <= max(1, len/3)), else "".

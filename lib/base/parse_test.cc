@@ -80,5 +80,22 @@ TEST(JoinAlternativesTest, EnglishList) {
   EXPECT_EQ(JoinAlternatives({"a", "b", "c"}), "a, b or c");
 }
 
+TEST(ParseKeyValueLinesTest, ReadsEachKeyOnce) {
+  std::map<std::string, std::string> kv;
+  ASSERT_TRUE(ParseKeyValueLines("a=1\nb=x=y\nc=\n", &kv));
+  EXPECT_EQ(kv.size(), 3u);
+  EXPECT_EQ(kv["b"], "x=y");
+  EXPECT_EQ(kv["c"], "");
+  EXPECT_TRUE(ParseKeyValueLines("a=1", &kv));
+  EXPECT_EQ(kv["a"], "1");
+}
+
+TEST(ParseKeyValueLinesTest, RefusesRepeatedKeysAndBareLines) {
+  std::map<std::string, std::string> kv;
+  EXPECT_FALSE(ParseKeyValueLines("a=1\na=2\n", &kv));
+  EXPECT_FALSE(ParseKeyValueLines("a=1\nnoequals\n", &kv));
+  EXPECT_FALSE(ParseKeyValueLines("a=1\n\n", &kv));
+}
+
 }  // namespace
 }  // namespace dist_train

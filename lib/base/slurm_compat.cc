@@ -194,10 +194,6 @@ Status LoadJobExcludedNodes(uint32_t job_id, std::string* nodes) {
   return Status::OK();
 }
 
-Status SlurmRequeueHeld(uint32_t job_id) {
-  return Requeue(job_id, JOB_REQUEUE_HOLD);
-}
-
 namespace {
 
 // One slurm_update_job2 on job `job_id` with what `set` puts in the
@@ -228,11 +224,6 @@ Status SlurmSetExcludedNodes(uint32_t job_id, const std::string& nodes) {
                    [&](job_desc_msg_t* m) { m->exc_nodes = copy.data(); });
 }
 
-Status SlurmReleaseJob(uint32_t job_id) {
-  return UpdateJob(job_id, "release",
-                   [](job_desc_msg_t* m) { m->priority = INFINITE; });
-}
-
 namespace {
 
 // One slurm_load_ctl_conf; `read` takes what it needs before it is freed.
@@ -258,6 +249,17 @@ Status LoadMaxArraySize(uint32_t* max_array_size) {
 Status LoadProctrackType(std::string* type) {
   return WithCtlConf([&](const slurm_conf_t& conf) {
     *type = conf.proctrack_type ? conf.proctrack_type : "";
+  });
+}
+
+Status LoadJobPlace(uint32_t job_id, JobPlace* place) {
+  *place = JobPlace{};
+  return WithJobRecords(job_id, SHOW_LOCAL, [&](const slurm_job_info_t& j) {
+    if (j.job_id != job_id) return;
+    place->found = true;
+    place->user_id = j.user_id;
+    place->work_dir = j.work_dir != nullptr ? j.work_dir : "";
+    place->state = JobStateName(j.job_state);
   });
 }
 

@@ -48,6 +48,15 @@ struct JobTimes {
 // slurmctld's answer has no record of the job.
 Status LoadJobTimes(uint32_t job_id, JobTimes* times);
 
+// Whose a job is, where it runs from and its state (one RPC): for dt-status.
+struct JobPlace {
+  bool found = false;  // slurmctld still has a record of it
+  uint32_t user_id = 0;
+  std::string work_dir;  // the job's working directory (SLURM_SUBMIT_DIR)
+  std::string state;     // "RUNNING", "PENDING", ... (squeue's names)
+};
+Status LoadJobPlace(uint32_t job_id, JobPlace* place);
+
 // NodeAddr of `node` as slurmctld knows it (one RPC).
 Status LoadNodeAddr(const std::string& node, std::string* addr);
 
@@ -57,18 +66,10 @@ Status SlurmRequeue(uint32_t job_id);
 // The job's ExcNodeList as slurmctld has it now ("" when none; one RPC).
 Status LoadJobExcludedNodes(uint32_t job_id, std::string* nodes);
 
-// Requeues the running job held (slurm_requeue with JOB_REQUEUE_HOLD, the
-// user hold of `scontrol requeuehold`): it is pending and cannot start
-// again until released, so its ExcNodeList can be set first (slurmctld
-// takes ExcNodeList only from pending jobs).
-Status SlurmRequeueHeld(uint32_t job_id);
-
-// Sets a pending job's ExcNodeList (slurm_update_job by job id string,
-// which every release takes).
+// Sets a pending job's ExcNodeList (slurm_update_job2 by job id string,
+// which every release takes). A running job that was just requeued is
+// pending (and completing) for slurmctld, which then takes it.
 Status SlurmSetExcludedNodes(uint32_t job_id, const std::string& nodes);
-
-// Releases the user's hold on a pending job (`scontrol release`).
-Status SlurmReleaseJob(uint32_t job_id);
 
 // The controller's MaxArraySize (slurm_load_ctl_conf).
 Status LoadMaxArraySize(uint32_t* max_array_size);

@@ -289,6 +289,7 @@ const std::vector<std::string>& ContractVarNames() {
     std::vector<std::string> v = TorchrunVarNames(TorchrunWorkerVars());
     v.emplace_back("OMP_NUM_THREADS");
     v.emplace_back(kWatchdogVar);
+    v.emplace_back(kWatchdogPolicyVar);
     auto add = [&v](const std::string& n) {
       if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
     };
@@ -372,8 +373,8 @@ Status PlanTaskEnv(const PluginConfig& cfg, const JobOptions& opts,
   if (in.job_end_time > 0) {
     wanted.emplace_back(kDeadlineVar, std::to_string(in.job_end_time));
   }
-  if (opts.watchdog_seconds.value_or(0) > 0)
-    wanted.emplace_back(kWatchdogVar, std::to_string(*opts.watchdog_seconds));
+  for (auto& kv : WatchdogVars(opts)) wanted.push_back(std::move(kv));
+  for (auto& kv : NodeLossVars(opts)) wanted.push_back(std::move(kv));
   ApplyPrecedence(in.env, record, wanted, &plan);
   if (mode == Mode::kNode && shape.local_world_size > 1) {
     plan.warnings.push_back(

@@ -116,6 +116,47 @@ std::string FormatWatchdog(const JobOptions& o) {
              : "watchdog=" + std::to_string(*o.watchdog_seconds);
 }
 
+}  // namespace
+
+EnvAssignments WatchdogVars(const JobOptions& o) {
+  EnvAssignments vars;
+  if (o.watchdog_seconds.value_or(0) == 0) return vars;
+  vars.emplace_back(kWatchdogVar, std::to_string(*o.watchdog_seconds));
+  if (o.watchdog_requeue.value_or(false))
+    vars.emplace_back(kWatchdogPolicyVar, "requeue");
+  return vars;
+}
+
+EnvAssignments NodeLossVars(const JobOptions& o) {
+  EnvAssignments vars;
+  if (o.node_loss_requeue.value_or(false))
+    vars.emplace_back(kNodeLossVar, "requeue");
+  return vars;
+}
+
+namespace {
+
+bool ApplyNodeLoss(std::string_view v, JobOptions* o) {
+  if (v != "fail" && v != "requeue") return false;
+  return o->node_loss_requeue = v == "requeue", true;
+}
+
+std::string FormatNodeLoss(const JobOptions& o) {
+  if (!o.node_loss_requeue) return "";
+  return *o.node_loss_requeue ? "node-loss=requeue" : "node-loss=fail";
+}
+
+bool ApplyWatchdogPolicy(std::string_view v, JobOptions* o) {
+  if (v != "fail" && v != "requeue") return false;
+  return o->watchdog_requeue = v == "requeue", true;
+}
+
+std::string FormatWatchdogPolicy(const JobOptions& o) {
+  if (!o.watchdog_requeue) return "";
+  return *o.watchdog_requeue ? "watchdog-policy=requeue"
+                             : "watchdog-policy=fail";
+}
+
 std::string FormatMode(const JobOptions& o) {
   return o.mode ? std::string("mode=") + ModeName(*o.mode) : "";
 }
@@ -221,6 +262,16 @@ const std::vector<JobWord>& JobWords() {
        "the ranks that hung and end the step (DT_WATCHDOG)",
        "watchdog=600", "a number of seconds from 5 to 86400 or off", "watchdog",
        ApplyWatchdog, FormatWatchdog},
+      {"watchdog-policy", "fail|requeue",
+       "after a hang: end the step, or end it and requeue the job without "
+       "the nodes of the ranks that hung",
+       "watchdog-policy=requeue", "fail or requeue", "watchdog-policy",
+       ApplyWatchdogPolicy, FormatWatchdogPolicy},
+      {"node-loss", "fail|requeue",
+       "when a rank's machine stops answering (no TCP reply for 10 s): end "
+       "the step, or end it and requeue the job without that node",
+       "node-loss=requeue", "fail or requeue", "node-loss", ApplyNodeLoss,
+       FormatNodeLoss},
       {"verbose", "", "print one wiring line per task to the job's stderr",
        nullptr, nullptr, "verbose/quiet", ApplyVerbose, FormatVerbose},
       {"quiet", "", "do not print it even if the site made verbose the default",
@@ -268,7 +319,8 @@ BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts) {
 PreflightSetting EffectivePreflight(const PluginConfig& cfg,
                                     const JobOptions& opts) {
   return {opts.preflight_seconds.value_or(cfg.preflight_seconds),
-          opts.preflight_policy.value_or(cfg.preflight_policy)};
+          opts.preflight_policy.value_or(cfg.preflight_policy),
+          cfg.preflight_baseline};
 }
 
 const char* DefaultPreflightProgram() { return DT_PREFLIGHT_PROGRAM; }
@@ -313,16 +365,15 @@ std::string FormatJobOptions(const JobOptions& options) {
 namespace {
 
 const std::vector<std::string>& ConfigKeys() {
+  // clang-format off
   static const std::vector<std::string> keys = {
-      "port_range",       "mode",
-      "master_addr",      "master_addr_suffix",
-      "verbose",          "omp_num_threads",
-      "carry_to_steps",   "bind",
-      "cpu_share",        "topology",
-      "topology_cache",   "nccl_ib_hca",
-      "signal_relay",     "proctrack",
-      "warning_signals",  "preflight",
-      "preflight_policy", "preflight_program"};
+      "port_range", "mode", "master_addr", "master_addr_suffix", "verbose",
+      "omp_num_threads", "carry_to_steps", "bind", "cpu_share", "topology",
+      "topology_cache", "nccl_ib_hca", "signal_relay", "proctrack",
+      "warning_signals", "preflight", "preflight_policy", "preflight_program",
+      "preflight_min_cpu_gflops", "preflight_min_mem_gbps",
+      "preflight_min_link_mbps"};
+  // clang-format on
   return keys;
 }
 
@@ -411,6 +462,27 @@ Status ApplyEnumArg(std::string_view arg, std::string_view key,
   return Status::OK();
 }
 
+Status ApplyPreflightMinimumArg(std::string_view arg, std::string_view key,
+                                std::string_view value, PluginConfig* cfg) {
+  PreflightBaseline& b = cfg->preflight_baseline;
+  if (key == "preflight_min_cpu_gflops" || key == "preflight_min_mem_gbps") {
+    double* rate =
+        key == "preflight_min_cpu_gflops" ? &b.cpu_gflops : &b.mem_gbps;
+    if (!ParsePreflightRate(value, rate))
+      return ConfigError(arg,
+                         "expected a decimal number above 0 and at most "
+                         "1000000, e.g. 2.5");
+    return Status::OK();
+  }
+  if (key == "preflight_min_link_mbps") {
+    uint64_t n = 0;
+    if (!ParseUint(value, 1, kPreflightMaxLinkMbps, &n))
+      return ConfigError(arg, "expected Mb/s from 1 to 10000000, e.g. 100000");
+    return b.link_mbps = static_cast<uint32_t>(n), Status::OK();
+  }
+  return UnknownKey(arg, key);
+}
+
 Status ApplyPreflightArg(std::string_view arg, std::string_view key,
                          std::string_view value, PluginConfig* cfg) {
   if (key == "preflight") {
@@ -427,7 +499,7 @@ Status ApplyPreflightArg(std::string_view arg, std::string_view key,
   }
   if (key == "preflight_program")
     return ParsePathArg(arg, value, false, &cfg->preflight_program);
-  return UnknownKey(arg, key);
+  return ApplyPreflightMinimumArg(arg, key, value, cfg);
 }
 
 Status ApplyConfigArg(std::string_view arg, std::string_view key,

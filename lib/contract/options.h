@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/env.h"
 #include "binding/bind_parts.h"
 #include "contract/preflight_words.h"
 #include "dist_train/status.h"
@@ -89,6 +90,10 @@ struct PluginConfig {
   uint32_t preflight_seconds = 0;
   PreflightPolicy preflight_policy = PreflightPolicy::kWarn;
   std::string preflight_program = DefaultPreflightProgram();
+  // The site's floor under every node (preflight_min_cpu_gflops=RATE,
+  // preflight_min_mem_gbps=RATE, preflight_min_link_mbps=N); none by
+  // default. Jobs cannot change it.
+  PreflightBaseline preflight_baseline;
 };
 
 // Parses plugstack.conf arguments. Unknown keys and bad values are errors;
@@ -101,6 +106,13 @@ Status ParsePluginConfig(int argc, const char* const* argv, PluginConfig* out);
 constexpr const char* kWatchdogVar = "DT_WATCHDOG";
 constexpr uint64_t kWatchdogMinSeconds = 5;
 constexpr uint64_t kWatchdogMaxSeconds = 86400;
+// What the watchdog does after a hang (watchdog-policy=fail|requeue):
+// exported as DT_WATCHDOG_POLICY=requeue when asked (fail: the default).
+constexpr const char* kWatchdogPolicyVar = "DT_WATCHDOG_POLICY";
+// What rank 0 does when a rank's machine stops answering
+// (node-loss=fail|requeue, runtime/node_loss.h): exported as
+// DT_NODE_LOSS=requeue when asked (fail: the default).
+constexpr const char* kNodeLossVar = "DT_NODE_LOSS";
 
 // The user's --dist-train words. Unset optionals mean "use the default".
 struct JobOptions {
@@ -113,7 +125,16 @@ struct JobOptions {
   std::optional<uint32_t> preflight_seconds;  // preflight[=SECONDS|off], 0 off
   std::optional<PreflightPolicy> preflight_policy;  // preflight-policy=...
   std::optional<uint32_t> watchdog_seconds;  // watchdog=SECONDS|off, 0 off
+  std::optional<bool> watchdog_requeue;      // watchdog-policy=fail|requeue
+  std::optional<bool> node_loss_requeue;     // node-loss=fail|requeue
 };
+
+// The watchdog's variables the words ask for: DT_WATCHDOG=SECONDS and,
+// with watchdog-policy=requeue, DT_WATCHDOG_POLICY=requeue; none when the
+// watchdog is off.
+EnvAssignments WatchdogVars(const JobOptions& opts);
+// DT_NODE_LOSS=requeue with node-loss=requeue; else none.
+EnvAssignments NodeLossVars(const JobOptions& opts);
 
 // One --dist-train word. JobWords() is the only list of them: the parser,
 // its messages and "did you mean" hints, FormatJobOptions, the `srun
@@ -153,6 +174,7 @@ BindParts EffectiveBind(const PluginConfig& cfg, const JobOptions& opts);
 struct PreflightSetting {
   uint32_t seconds = 0;
   PreflightPolicy policy = PreflightPolicy::kWarn;
+  PreflightBaseline baseline;  // the site's, from plugstack.conf only
 };
 PreflightSetting EffectivePreflight(const PluginConfig& cfg,
                                     const JobOptions& opts);

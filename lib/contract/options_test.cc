@@ -65,23 +65,32 @@ TEST(JobOptionsTest, EveryErrorMessageExactly) {
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, verbose, "
+       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, "
+       "watchdog-policy=fail|requeue, node-loss=fail|requeue, verbose, "
        "quiet"},
       {"banana",
        "--dist-train: unknown word 'banana'; valid words: on, off, "
        "mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, verbose, "
+       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, "
+       "watchdog-policy=fail|requeue, node-loss=fail|requeue, verbose, "
        "quiet"},
       {"verbos",
        "--dist-train: unknown word 'verbos' (did you mean 'verbose'?); valid "
        "words: on, off, mode=task|node, nproc=N|auto, "
        "bind=all|none|cpu+gpu+nic, "
        "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
-       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, verbose, "
+       "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, "
+       "watchdog-policy=fail|requeue, node-loss=fail|requeue, verbose, "
        "quiet"},
       {"mode=gpu",
        "--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"},
+      {"node-loss=later",
+       "--dist-train: bad value 'later' for 'node-loss'; valid values: fail "
+       "or requeue"},
+      {"watchdog-policy=maybe",
+       "--dist-train: bad value 'maybe' for 'watchdog-policy'; valid values: "
+       "fail or requeue"},
       // a value someone else may read in a log: escaped, never a new line
       {"mode=\n\x1b[31mok",
        "--dist-train: bad value '\\x0a\\x1b[31mok' for 'mode'; valid values: "
@@ -164,7 +173,8 @@ TEST(JobWordsTest, HelpTextListsEveryWord) {
             "on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, "
             "cpu-share=exclusive|domain, preflight[=SECONDS|off], "
             "preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, "
-            "verbose, quiet");
+            "watchdog-policy=fail|requeue, node-loss=fail|requeue, verbose, "
+            "quiet");
   EXPECT_EQ(
       OptionHelpText(),
       "Wire tasks for distributed training (MASTER_ADDR/PORT, RANK, "
@@ -187,6 +197,11 @@ TEST(JobWordsTest, HelpTextListsEveryWord) {
       "watchdog=SECONDS|off: when no rank progressed for SECONDS, dump every "
       "rank's stacks, name the ranks that hung and end the step "
       "(DT_WATCHDOG); "
+      "watchdog-policy=fail|requeue: after a hang: end the step, or end it "
+      "and requeue the job without the nodes of the ranks that hung; "
+      "node-loss=fail|requeue: when a rank's machine stops answering (no TCP "
+      "reply for 10 s): end the step, or end it and requeue the job without "
+      "that node; "
       "verbose: print one wiring line per task to the job's stderr; "
       "quiet: do not print it even if the site made verbose the default. "
       "See dist-train's docs/user-guide.md.");
@@ -252,6 +267,21 @@ TEST(PluginConfigTest, DefaultsWithoutArguments) {
   EXPECT_EQ(cfg.preflight_program[0], '/');
 }
 
+TEST(PluginConfigTest, PreflightMinimumsReachEveryStep) {
+  PluginConfig cfg;
+  ASSERT_TRUE(
+      ParseArgs({"preflight_min_cpu_gflops=2.5", "preflight_min_mem_gbps=12",
+                 "preflight_min_link_mbps=100000"},
+                &cfg)
+          .ok());
+  JobOptions opts;
+  ASSERT_TRUE(ParseJobOptions("preflight=30", &opts).ok());
+  PreflightSetting p = EffectivePreflight(cfg, opts);
+  EXPECT_EQ(p.baseline.cpu_gflops, 2.5);
+  EXPECT_EQ(p.baseline.mem_gbps, 12);
+  EXPECT_EQ(p.baseline.link_mbps, 100000u);
+}
+
 TEST(PluginConfigTest, PreflightKeysAndJobWordsOverThem) {
   PluginConfig cfg;
   ASSERT_TRUE(ParseArgs({"preflight=90", "preflight_policy=fail",
@@ -272,6 +302,8 @@ TEST(PluginConfigTest, PreflightKeysAndJobWordsOverThem) {
   EXPECT_EQ(p.seconds, 60u);
   EXPECT_EQ(p.policy, PreflightPolicy::kWarn);
   EXPECT_EQ(FormatJobOptions(opts), "preflight=60,preflight-policy=warn");
+  EXPECT_EQ(p.baseline.cpu_gflops, 0);  // no site floor unless set
+  EXPECT_EQ(p.baseline.link_mbps, 0u);
   ASSERT_TRUE(ParseArgs({"preflight=off"}, &cfg).ok());
   EXPECT_EQ(cfg.preflight_seconds, 0u);
 }
@@ -341,8 +373,9 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
        "'port_range'?); valid keys: port_range, mode, master_addr, "
        "master_addr_suffix, verbose, omp_num_threads, carry_to_steps, bind, "
        "cpu_share, topology, topology_cache, nccl_ib_hca, signal_relay, "
-       "proctrack, warning_signals, preflight, preflight_policy or "
-       "preflight_program"},
+       "proctrack, warning_signals, preflight, preflight_policy, "
+       "preflight_program, preflight_min_cpu_gflops, preflight_min_mem_gbps "
+       "or preflight_min_link_mbps"},
       {"preflight=",
        "'preflight=': expected off or a number of seconds "
        "from 5 to 3600"},
@@ -353,13 +386,26 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
        "'preflight_policy=retry': expected warn, fail or requeue"},
       {"preflight_program=dt-preflight",
        "'preflight_program=dt-preflight': expected an absolute path"},
+      {"preflight_min_cpu_gflops=0",
+       "'preflight_min_cpu_gflops=0': expected a decimal number above 0 and "
+       "at most 1000000, e.g. 2.5"},
+      {"preflight_min_mem_gbps=1e3",
+       "'preflight_min_mem_gbps=1e3': expected a decimal number above 0 and "
+       "at most 1000000, e.g. 2.5"},
+      {"preflight_min_mem_gbps=-4",
+       "'preflight_min_mem_gbps=-4': expected a decimal number above 0 and "
+       "at most 1000000, e.g. 2.5"},
+      {"preflight_min_link_mbps=25G",
+       "'preflight_min_link_mbps=25G': expected Mb/s from 1 to 10000000, "
+       "e.g. 100000"},
       {"preflight_polcy=fail",
        "'preflight_polcy=fail': unknown key 'preflight_polcy' (did you mean "
        "'preflight_policy'?); valid keys: port_range, mode, master_addr, "
        "master_addr_suffix, verbose, omp_num_threads, carry_to_steps, bind, "
        "cpu_share, topology, topology_cache, nccl_ib_hca, signal_relay, "
-       "proctrack, warning_signals, preflight, preflight_policy or "
-       "preflight_program"},
+       "proctrack, warning_signals, preflight, preflight_policy, "
+       "preflight_program, preflight_min_cpu_gflops, preflight_min_mem_gbps "
+       "or preflight_min_link_mbps"},
       {"mode=node", "'mode=node': 'mode' given twice"},
       {"port_range=40000-50000",
        "'port_range=40000-50000': overlaps the kernel's ephemeral port range "
@@ -419,6 +465,30 @@ TEST(PluginConfigTest, EveryErrorMessageExactly) {
                 .message(),
             "plugstack.conf: dist-train: master_addr_suffix applies to "
             "master_addr=hostname only, not nodeaddr");
+}
+
+TEST(JobOptionsTest, WatchdogPolicyRequeueIsExportedWithTheWatchdog) {
+  JobOptions o;
+  ASSERT_TRUE(ParseJobOptions("watchdog=30,watchdog-policy=requeue", &o).ok());
+  EXPECT_EQ(WatchdogVars(o),
+            (EnvAssignments{{"DT_WATCHDOG", "30"},
+                            {"DT_WATCHDOG_POLICY", "requeue"}}));
+  EXPECT_EQ(FormatJobOptions(o), "watchdog=30,watchdog-policy=requeue");
+  ASSERT_TRUE(ParseJobOptions("watchdog=30,watchdog-policy=fail", &o).ok());
+  EXPECT_EQ(WatchdogVars(o), (EnvAssignments{{"DT_WATCHDOG", "30"}}));
+  ASSERT_TRUE(ParseJobOptions("watchdog=off,watchdog-policy=requeue", &o).ok());
+  EXPECT_TRUE(WatchdogVars(o).empty());
+}
+
+TEST(JobOptionsTest, NodeLossRequeueIsExportedAlone) {
+  JobOptions o;
+  ASSERT_TRUE(ParseJobOptions("node-loss=requeue", &o).ok());
+  EXPECT_EQ(NodeLossVars(o), (EnvAssignments{{"DT_NODE_LOSS", "requeue"}}));
+  EXPECT_TRUE(WatchdogVars(o).empty());
+  EXPECT_EQ(FormatJobOptions(o), "node-loss=requeue");
+  ASSERT_TRUE(ParseJobOptions("node-loss=fail", &o).ok());
+  EXPECT_TRUE(NodeLossVars(o).empty());
+  EXPECT_EQ(FormatJobOptions(o), "node-loss=fail");
 }
 
 }  // namespace

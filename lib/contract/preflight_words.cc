@@ -1,6 +1,10 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "contract/preflight_words.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "base/parse.h"
 #include "contract/options.h"
 
@@ -24,6 +28,34 @@ bool ParsePreflightPolicy(std::string_view text, PreflightPolicy* policy) {
   if (text == "fail") return *policy = PreflightPolicy::kFail, true;
   if (text == "requeue") return *policy = PreflightPolicy::kRequeue, true;
   return false;
+}
+
+// strtod and snprintf, not std::from_chars/to_chars: the plugin links
+// libstdc++ statically, and those pull in ~200 KB of tables.
+bool ParsePreflightRate(std::string_view text, double* rate) {
+  size_t dots = 0;
+  for (char c : text) {
+    if (c == '.') ++dots;
+    if (c != '.' && (c < '0' || c > '9')) return false;
+  }
+  if (text.empty() || text.size() > 32 || dots > 1 || text.front() == '.' ||
+      text.back() == '.')
+    return false;
+  char buf[40];
+  memcpy(buf, text.data(), text.size());
+  buf[text.size()] = '\0';
+  double v = strtod(buf, nullptr);
+  if (!(v > 0 && v <= kPreflightMaxRate)) return false;
+  return *rate = v, true;
+}
+
+std::string PreflightRateName(double rate) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%.6f", rate);
+  std::string name = buf;
+  name.erase(name.find_last_not_of('0') + 1);
+  if (!name.empty() && name.back() == '.') name.pop_back();
+  return name;
 }
 
 const char* PreflightPolicyName(PreflightPolicy policy) {

@@ -20,7 +20,7 @@ enum class PreflightPolicy {
   kWarn,  // print the report, start the program anyway
   kFail,  // end the step before the program starts
   // end the step, requeue the job with the bad nodes added to its
-  // ExcNodeList (health/node_exclusion.h), at most DT_MAX_REQUEUES times
+  // ExcNodeList (runtime/node_exclusion.h), at most DT_MAX_REQUEUES times
   kRequeue,
 };
 
@@ -41,6 +41,24 @@ bool ParsePreflightSeconds(std::string_view text, uint32_t* seconds);
 std::string PreflightSecondsName(uint32_t seconds);
 
 bool ParsePreflightPolicy(std::string_view text, PreflightPolicy* policy);
+
+// The site's floor under every node's probe, from plugstack.conf
+// (preflight_min_cpu_gflops, preflight_min_mem_gbps,
+// preflight_min_link_mbps): a node below one is bad even when the whole
+// step is as slow, which the step's median cannot see. 0: no floor.
+struct PreflightBaseline {
+  double cpu_gflops = 0;
+  double mem_gbps = 0;
+  uint32_t link_mbps = 0;
+};
+constexpr double kPreflightMaxRate = 1e6;
+constexpr uint32_t kPreflightMaxLinkMbps = 10000000;  // 10 Tb/s
+
+// A rate of the baseline: a plain decimal number above 0 and at most
+// kPreflightMaxRate ("2.5"; no sign, exponent, inf or nan).
+bool ParsePreflightRate(std::string_view text, double* rate);
+// `rate` to 6 decimals without trailing zeros ("2.5", "12").
+std::string PreflightRateName(double rate);
 const char* PreflightPolicyName(PreflightPolicy policy);
 
 // The apply and format functions of the preflight and preflight-policy

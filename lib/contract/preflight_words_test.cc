@@ -40,5 +40,25 @@ TEST(PreflightWordsTest, PolicyRoundTrips) {
   EXPECT_EQ(p, PreflightPolicy::kRequeue);
 }
 
+TEST(PreflightWordsTest, RatesAreHowAnAdminWritesThem) {
+  double r = 0;
+  const std::vector<std::pair<const char*, const char*>> good = {
+      {"2.5", "2.5"},
+      {"12", "12"},
+      {"0.25", "0.25"},
+      {"1000000", "1000000"},
+      {"007.50", "7.5"}};
+  for (const auto& [text, name] : good) {
+    EXPECT_TRUE(ParsePreflightRate(text, &r)) << text;
+    EXPECT_EQ(PreflightRateName(r), name);  // what dt-preflight is given
+  }
+  for (const char* bad : {"", "0", "0.0", ".5", "5.", "1.2.3", "-1", "+1",
+                          "1e3", "inf", "nan", "1000000.5", " 2", "2 "}) {
+    r = 7;
+    EXPECT_FALSE(ParsePreflightRate(bad, &r)) << bad;
+    EXPECT_EQ(r, 7) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace dist_train

@@ -9,7 +9,7 @@
 
 #include "base/clock.h"
 #include "dist_train/runtime.h"
-#include "health/node_exclusion.h"
+#include "runtime/node_exclusion.h"
 
 namespace dist_train {
 namespace {
@@ -199,47 +199,19 @@ Status ResolvePreflightRun(const EnvMap& env, PreflightRun* run) {
 
 namespace {
 
-using ull = unsigned long long;
+constexpr const char* kSayPrefix = "dist-train: preflight: ";
 
-// Task 0's part of policy requeue. What it says before the requeue is
-// flushed first: the requeue ends this very step, and lines printed after
-// it may be cut (the next run's RequeueHistory says where the job stands).
+// Task 0's part of policy requeue (runtime/node_exclusion.h). Each line is
+// flushed as it is said: the requeue ends this very step.
 void RequeueFromTaskZero(const EnvMap& env, const PreflightRun& run,
                          const PreflightScore& score, FILE* out) {
-  RequeueBudget budget;
-  Status s = ReadRequeueBudget(env, &budget);
-  if (s.ok() && !budget.left()) {
-    fprintf(out,
-            "dist-train: preflight: not requeued: job %u was requeued %llu "
-            "times (limit %llu, DT_MAX_REQUEUES)\n",
-            budget.job, static_cast<ull>(budget.restarts),
-            static_cast<ull>(budget.max));
-    return;
-  }
-  if (s.ok()) {
-    std::vector<std::string> hosts;
-    std::string names;
-    for (const NodeVerdict& v : score.bad) {
-      hosts.push_back(v.host);
-      names += (names.empty() ? "" : ",") + v.host;
-    }
-    fprintf(out,
-            "dist-train: preflight: requeueing job %u (requeue %llu of %llu) "
-            "without %s\n",
-            budget.job, static_cast<ull>(budget.restarts + 1),
-            static_cast<ull>(budget.max), names.c_str());
-    fflush(out);
-    std::string excluded;
-    s = RequeueWithout(run.requeue_ops, budget.job, hosts, &excluded);
-    if (s.ok())
-      fprintf(out,
-              "dist-train: preflight: job %u requeued; its ExcNodeList is now "
-              "%s\n",
-              budget.job, excluded.c_str());
-  }
-  if (!s.ok())
-    fprintf(out, "dist-train: preflight: not requeued: %s\n",
-            s.message().c_str());
+  std::vector<std::string> hosts;
+  for (const NodeVerdict& v : score.bad) hosts.push_back(v.host);
+  RequeueAndSay(env, run.requeue_ops, hosts, kSayPrefix,
+                [out](const std::string& line) {
+                  fprintf(out, "%s\n", line.c_str());
+                  fflush(out);
+                });
 }
 
 // Task 0 requeues the job without the bad nodes, if its budget allows; the
@@ -261,19 +233,9 @@ void RequeueWithoutBad(const EnvMap& env, const PreflightRun& run,
 // is and what the job excludes now: the job's log keeps the history even
 // where the previous run's last lines were cut by its requeue.
 void RequeueHistory(const EnvMap& env, const PreflightRun& run, FILE* out) {
-  RequeueBudget budget;
-  if (!ReadRequeueBudget(env, &budget).ok() || budget.restarts == 0) return;
-  std::string excluded;
-  Status s = run.requeue_ops.load_excluded(budget.job, &excluded);
-  std::string shown = !s.ok()            ? "unknown (" + s.message() + ")"
-                      : excluded.empty() ? std::string("empty")
-                                         : excluded;
-  fprintf(out,
-          "dist-train: preflight: run %llu of job %u (requeued %llu of at "
-          "most %llu times); its ExcNodeList is %s\n",
-          static_cast<ull>(budget.restarts + 1), budget.job,
-          static_cast<ull>(budget.restarts), static_cast<ull>(budget.max),
-          shown.c_str());
+  SayRequeueHistory(
+      env, run.requeue_ops, kSayPrefix,
+      [out](const std::string& line) { fprintf(out, "%s\n", line.c_str()); });
 }
 
 const char* PolicySuffix(const PreflightRun& run, const PreflightScore& score) {

@@ -18,9 +18,9 @@
 
 #include "base/env.h"
 #include "contract/preflight_words.h"
-#include "health/node_exclusion.h"
 #include "health/node_probe.h"
 #include "health/preflight_score.h"
+#include "runtime/node_exclusion.h"
 
 namespace dist_train {
 
@@ -51,7 +51,7 @@ Status ResolvePreflightRun(const EnvMap& env, PreflightRun* run);
 // Runs this task's part (the communicator takes MASTER_ADDR, MASTER_PORT
 // and DT_JOB_TOKEN from `env`); the report (task 0) and errors go to
 // `out`. Under policy requeue with a bad node, task 0 requeues the job
-// without the bad nodes (health/node_exclusion.h; its budget from `env`)
+// without the bad nodes (runtime/node_exclusion.h; its budget from `env`)
 // while the others wait. Returns one of the exit statuses of
 // contract/preflight_words.h.
 int RunPreflight(const EnvMap& env, const PreflightRun& run, FILE* out);

@@ -13,14 +13,44 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-// "CPU 0.21 GFLOP/s, 9% of the median 2.30" when `value` is slow.
-void CheckRate(const char* what, const char* unit, double value, double median,
-               double fraction, std::vector<std::string>* reasons) {
-  if (value < 0 || median <= 0 || value >= fraction * median) return;
-  int percent = static_cast<int>(100 * value / median + 0.5);
-  reasons->push_back(std::string("slow: ") + what + " " + Fixed(value, 2) +
-                     " " + unit + ", " + std::to_string(percent) +
-                     "% of the median " + Fixed(median, 2));
+// One measured rate and what it is held against.
+struct Rate {
+  const char* what;  // "CPU"
+  const char* unit;  // "GFLOP/s"
+  const char* key;   // the plugstack.conf key of its floor
+  double value;
+  double median;
+  double minimum;  // 0: none
+};
+
+// "slow: CPU 0.21 GFLOP/s, 9% of the median 2.30" when the rate is below
+// `fraction` of the step's median, else "slow: CPU 0.21 GFLOP/s, below the
+// site's minimum 2.00 (preflight_min_cpu_gflops)" when below the floor.
+void CheckRate(const Rate& r, double fraction,
+               std::vector<std::string>* reasons) {
+  if (r.value < 0) return;
+  std::string said =
+      std::string("slow: ") + r.what + " " + Fixed(r.value, 2) + " " + r.unit;
+  if (r.median > 0 && r.value < fraction * r.median) {
+    int percent = static_cast<int>(100 * r.value / r.median + 0.5);
+    reasons->push_back(said + ", " + std::to_string(percent) +
+                       "% of the median " + Fixed(r.median, 2));
+  } else if (r.value < r.minimum) {
+    reasons->push_back(said + ", below the site's minimum " +
+                       Fixed(r.minimum, 2) + " (" + r.key + ")");
+  }
+}
+
+// "slow: link of eth0 10000 Mb/s, below the site's minimum 25000
+// (preflight_min_link_mbps)".
+void CheckLink(const NodeProbe& p, int64_t minimum,
+               std::vector<std::string>* reasons) {
+  if (p.nic.empty() || p.nic_speed_mbps <= 0 || p.nic_speed_mbps >= minimum)
+    return;
+  reasons->push_back("slow: link of " + p.nic + " " +
+                     std::to_string(p.nic_speed_mbps) +
+                     " Mb/s, below the site's minimum " +
+                     std::to_string(minimum) + " (preflight_min_link_mbps)");
 }
 
 std::vector<std::string> Reasons(const NodeProbe& p, const PreflightScore& s,
@@ -35,10 +65,13 @@ std::vector<std::string> Reasons(const NodeProbe& p, const PreflightScore& s,
   if (!p.nic.empty() && !p.nic_up) {
     r.push_back("interface " + p.nic + " is " + p.nic_state);
   }
-  CheckRate("CPU", "GFLOP/s", p.cpu_gflops, s.median_cpu_gflops,
+  CheckRate({"CPU", "GFLOP/s", "preflight_min_cpu_gflops", p.cpu_gflops,
+             s.median_cpu_gflops, o.minimum.cpu_gflops},
             o.slow_fraction, &r);
-  CheckRate("memory", "GB/s", p.mem_gbps, s.median_mem_gbps, o.slow_fraction,
-            &r);
+  CheckRate({"memory", "GB/s", "preflight_min_mem_gbps", p.mem_gbps,
+             s.median_mem_gbps, o.minimum.mem_gbps},
+            o.slow_fraction, &r);
+  CheckLink(p, o.minimum.link_mbps, &r);
   return r;
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "contract/preflight_words.h"
 #include "health/node_probe.h"
 
 namespace dist_train {
@@ -23,6 +24,10 @@ struct ScoreOptions {
   // the step's median is slow. 0.5 leaves room for the noise of nodes
   // that share a machine and still names a node throttled to a tenth.
   double slow_fraction = 0.5;
+  // The site's floor (plugstack.conf preflight_min_*): a node below one
+  // is slow whatever the median. A link speed the kernel does not report
+  // (a virtual interface) is not held against its floor.
+  PreflightBaseline minimum;
 };
 
 // One bad or slow node and every reason, in the probe's order.

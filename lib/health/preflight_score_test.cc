@@ -69,5 +69,42 @@ TEST(PreflightScoreTest, ThresholdIsTheSlowFraction) {
   EXPECT_EQ(s.bad[0].host, "c");
 }
 
+TEST(PreflightScoreTest, TheSitesMinimumNamesAStepThatIsSlowThroughout) {
+  // Every node equally slow: the median sees nothing, the floor does.
+  std::vector<NodeProbe> p = {Node("a", 1.0, 4), Node("b", 1.0, 9),
+                              Node("c", 0.1, 4)};
+  p[0].nic = "eth0";
+  p[0].nic_up = true;
+  p[0].nic_speed_mbps = 10000;
+  p[1].nic = "ib0";
+  p[1].nic_up = true;
+  p[1].nic_speed_mbps = 100000;
+  p[2].nic = "veth1";  // a speed the kernel does not report: not held
+  p[2].nic_up = true;
+  p[2].nic_speed_mbps = -1;
+  EXPECT_EQ(ScoreProbes(p, ScoreOptions()).bad.size(), 1u);  // c
+  ScoreOptions site;
+  site.minimum = {2.0, 8, 25000};
+  PreflightScore s = ScoreProbes(p, site);
+  ASSERT_EQ(s.bad.size(), 3u);
+  EXPECT_EQ(PreflightReport(p, s, NetworkResult()),
+            "dist-train: preflight: 3 of 3 nodes are bad or slow:\n"
+            "  a: slow: CPU 1.00 GFLOP/s, below the site's minimum 2.00 "
+            "(preflight_min_cpu_gflops)\n"
+            "  a: slow: memory 4.00 GB/s, below the site's minimum 8.00 "
+            "(preflight_min_mem_gbps)\n"
+            "  a: slow: link of eth0 10000 Mb/s, below the site's minimum "
+            "25000 (preflight_min_link_mbps)\n"
+            "  b: slow: CPU 1.00 GFLOP/s, below the site's minimum 2.00 "
+            "(preflight_min_cpu_gflops)\n"
+            "  c: slow: CPU 0.10 GFLOP/s, 10% of the median 1.00\n"
+            "  c: slow: memory 4.00 GB/s, below the site's minimum 8.00 "
+            "(preflight_min_mem_gbps)\n"
+            "dist-train: preflight: no GPU on any node: GPU checks skipped\n");
+  // At the floor is not below it.
+  site.minimum = {1.0, 4, 10000};
+  EXPECT_EQ(ScoreProbes(p, site).bad.size(), 1u);  // c, by the median
+}
+
 }  // namespace
 }  // namespace dist_train

@@ -140,6 +140,8 @@ Status DistTrainSection(const YamlSource& c, const YAML::Node& n, JobSpec* s) {
        {"preflight", word("preflight")},
        {"preflight_policy", word("preflight-policy")},
        {"watchdog", word("watchdog")},
+       {"watchdog_policy", word("watchdog-policy")},
+       {"node_loss", word("node-loss")},
        {"verbose", [&](const YAML::Node& v, const std::string& p) {
           verbose_given = true;
           return ReadBool(c, v, p, &verbose);

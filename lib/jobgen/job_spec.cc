@@ -74,6 +74,14 @@ Status CheckOptions(const YamlSource& c, const YAML::Node& root,
     return YamlError(c, root["dist_train"], "dist_train.preflight_policy",
                      "requeue needs preemption.requeue: true (the job must "
                      "be requeueable, its output appended)");
+  if (opts.watchdog_requeue.value_or(false) && !s.requeue)
+    return YamlError(c, root["dist_train"], "dist_train.watchdog_policy",
+                     "requeue needs preemption.requeue: true (the job must "
+                     "be requeueable, its output appended)");
+  if (opts.node_loss_requeue.value_or(false) && !s.requeue)
+    return YamlError(c, root["dist_train"], "dist_train.node_loss",
+                     "requeue needs preemption.requeue: true (the job must "
+                     "be requeueable, its output appended)");
   if (!s.dist_train && s.wrapper)
     return YamlError(c, root["dist_train"], "dist_train.wiring",
                      "wrapper given but enabled is false");

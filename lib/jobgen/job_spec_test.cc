@@ -80,6 +80,27 @@ TEST(JobSpecTest, RequeuePolicyNeedsARequeueableJob) {
             "t.yaml:3:13: dist_train.preflight_policy: requeue needs "
             "preemption.requeue: true (the job must be requeueable, its "
             "output appended)");
+  EXPECT_EQ(Error(std::string(kMinimal) +
+                  "dist_train: {watchdog: 60, watchdog_policy: requeue}\n"),
+            "t.yaml:3:13: dist_train.watchdog_policy: requeue needs "
+            "preemption.requeue: true (the job must be requeueable, its "
+            "output appended)");
+  JobSpec s = Parse(std::string(kMinimal) +
+                    "dist_train: {watchdog: 60, watchdog_policy: requeue}\n"
+                    "preemption: {requeue: true}\n");
+  EXPECT_EQ(s.dist_train_options, "watchdog=60,watchdog-policy=requeue");
+  EXPECT_EQ(Error(std::string(kMinimal) + "dist_train: {node_loss: requeue}\n"),
+            "t.yaml:3:13: dist_train.node_loss: requeue needs "
+            "preemption.requeue: true (the job must be requeueable, its "
+            "output appended)");
+  EXPECT_EQ(Parse(std::string(kMinimal) + "dist_train: {node_loss: requeue}\n"
+                                          "preemption: {requeue: true}\n")
+                .dist_train_options,
+            "node-loss=requeue");
+  EXPECT_EQ(Error(std::string(kMinimal) +
+                  "dist_train: {watchdog: 60, watchdog_policy: later}\n"),
+            "t.yaml:3:13: dist_train: --dist-train: bad value 'later' for "
+            "'watchdog-policy'; valid values: fail or requeue");
 }
 
 TEST(JobSpecTest, AcceptedTimesMemoryAndBooleans) {

@@ -49,41 +49,7 @@ Status StepId(const EnvMap& env, uint32_t* step_id) {
   return Status::OK();
 }
 
-// One "N" or "N(xK)" of a tasks-per-node list.
-bool ParseRun(std::string_view part, uint64_t* tasks, uint64_t* repeat) {
-  *repeat = 1;
-  size_t open = part.find("(x");
-  if (open != std::string_view::npos) {
-    if (part.back() != ')') return false;
-    std::string_view times = part.substr(open + 2, part.size() - open - 3);
-    if (!ParseUint(times, 1, UINT32_MAX, repeat)) return false;
-    part = part.substr(0, open);
-  }
-  return ParseUint(part, 0, UINT32_MAX, tasks);
-}
-
 }  // namespace
-
-Status TasksOnNode(std::string_view tasks_per_node, uint32_t node_id,
-                   const char* what, uint32_t* count) {
-  uint64_t first = 0;  // the first node the current run covers
-  std::optional<uint32_t> found;
-  for (std::string_view part : Split(tasks_per_node, ',')) {
-    uint64_t tasks = 0, repeat = 0;
-    if (!ParseRun(part, &tasks, &repeat)) {
-      return Status::InvalidArgument(
-          std::string(what) + "='" + ShownValue(tasks_per_node) +
-          "' is not a tasks-per-node list such as 2(x3),1");
-    }
-    if (!found && node_id < first + repeat)
-      found = static_cast<uint32_t>(tasks);
-    first += repeat;
-  }
-  if (found) return *count = *found, Status::OK();
-  return Status::InvalidArgument(std::string(what) + "='" +
-                                 ShownValue(tasks_per_node) + "' has no node " +
-                                 std::to_string(node_id));
-}
 
 Status TaskInputsFromEnv(const EnvMap& env, SlurmInputs* in) {
   SlurmInputs r;

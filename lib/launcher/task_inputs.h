@@ -14,6 +14,7 @@
 
 #include "binding/binding.h"
 #include "contract/contract.h"
+#include "contract/step_layout.h"
 #include "dist_train/status.h"
 
 namespace dist_train {
@@ -29,12 +30,6 @@ namespace dist_train {
 // interactive step (no SLURM_STEP_ID, or not a numbered step) is an error
 // that names srun.
 Status TaskInputsFromEnv(const EnvMap& env, SlurmInputs* in);
-
-// Tasks on node `node_id` of a SLURM_STEP_TASKS_PER_NODE value such as
-// "2(x3),1" (3 nodes with 2 tasks, then one with 1). `what` names the
-// variable in errors.
-Status TasksOnNode(std::string_view tasks_per_node, uint32_t node_id,
-                   const char* what, uint32_t* count);
 
 // The global rank of each local task, from SLURM_GTIDS ("4,5,6,7"):
 // exactly `local_tasks` distinct ranks below `total_tasks`.

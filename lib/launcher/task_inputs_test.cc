@@ -88,21 +88,6 @@ TEST(TaskInputsTest, MissingCountsAreNamed) {
   }
 }
 
-TEST(TaskInputsTest, TasksOnNodeWalksRepeatedRuns) {
-  uint32_t n = 0;
-  const char* list = "2(x3),1,4(x2)";
-  const uint32_t want[] = {2, 2, 2, 1, 4, 4};
-  for (uint32_t node = 0; node < 6; ++node) {
-    ASSERT_TRUE(TasksOnNode(list, node, "V", &n).ok()) << node;
-    EXPECT_EQ(n, want[node]) << node;
-  }
-  Status s = TasksOnNode(list, 6, "V", &n);
-  EXPECT_EQ(s.message(), "V='2(x3),1,4(x2)' has no node 6");
-  for (const char* bad : {"", "2(x0)", "2(3)", "x", "2(x3", "1,,2", "-1"}) {
-    EXPECT_FALSE(TasksOnNode(bad, 0, "V", &n).ok()) << bad;
-  }
-}
-
 TEST(TaskInputsTest, LocalGlobalRanksAreDistinctAndInRange) {
   std::vector<uint32_t> ranks;
   ASSERT_TRUE(LocalGlobalRanks(StepTask(), 2, 6, &ranks).ok());

@@ -110,6 +110,7 @@ bool Record(CommunicatorImpl* comm, Conn conn, const JoinInfo& peer,
       comm->addr[0] = my_addr + ":" + std::to_string(data_port);
   }
   conn.set_peer("rank " + std::to_string(peer.rank) + " (" + host + ")");
+  conn.WatchForLoss();
   bool fresh = !comm->ctrl[peer.rank].valid();
   if (!fresh)
     comm->Log("rank " + std::to_string(peer.rank) + " reconnected from " +
@@ -166,6 +167,7 @@ Status TryJoin(CommunicatorImpl* comm, const JoinInfo& me, int port,
   DT_RETURN_IF_ERROR(SendJoin(&conn, comm->cred, me, attempt, &client_side));
   DT_RETURN_IF_ERROR(ReadAccept(&conn, comm->cred, me, &client_side, attempt));
   conn.set_peer("rank 0 (" + opt.master_addr + ")");
+  conn.WatchForLoss();
   *out = std::move(conn);
   return Status::OK();
 }

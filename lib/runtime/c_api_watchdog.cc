@@ -26,4 +26,8 @@ int dt_watchdog_dump_signal(void) { return dist_train::WatchdogDumpSignal(); }
 
 int dt_watchdog_dump_fd(void) { return dist_train::WatchdogDumpFd(); }
 
+void dt_note_compute_ns(uint64_t nanoseconds) {
+  dist_train::NoteComputeTime(nanoseconds);
+}
+
 }  // extern "C"

@@ -158,6 +158,20 @@ Status OpenOwnFile(int at, const std::string& name, const std::string& path,
   return Status::OK();
 }
 
+Status ReadOwnFile(int at, const std::string& name, const std::string& path,
+                   size_t max_bytes, std::string* text) {
+  Fd fd;
+  struct stat st {};
+  DT_RETURN_IF_ERROR(OpenOwnFile(at, name, path, &fd, &st));
+  if (static_cast<size_t>(st.st_size) > max_bytes) {
+    std::string limit = max_bytes % (1u << 20) == 0
+                            ? std::to_string(max_bytes >> 20) + " MiB"
+                            : std::to_string(max_bytes) + " bytes";
+    return Status::InvalidArgument(path + " is larger than " + limit);
+  }
+  return ReadExactly(fd.get(), st.st_size, 0, path, text);
+}
+
 Status ReadExactly(int fd, size_t size, off_t offset, const std::string& path,
                    std::string* out) {
   out->resize(size);

@@ -57,6 +57,11 @@ Status MakeOwnDirectory(int at, const std::string& name,
 Status OpenOwnFile(int at, const std::string& name, const std::string& path,
                    Fd* fd, struct stat* st);
 
+// The whole of a file of ours under `at` (as OpenOwnFile checks it), of at
+// most `max_bytes`; a larger one is an error naming `path`.
+Status ReadOwnFile(int at, const std::string& name, const std::string& path,
+                   size_t max_bytes, std::string* text);
+
 // Reads `size` bytes at `offset`; a file that ends early is an error.
 Status ReadExactly(int fd, size_t size, off_t offset, const std::string& path,
                    std::string* out);

@@ -10,17 +10,36 @@
 
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "dist_train/runtime.h"
 #include "runtime/communicator_impl.h"
+#include "runtime/node_exclusion.h"
+#include "runtime/node_loss.h"
 #include "runtime/progress.h"
 #include "runtime/ring_collectives.h"
 #include "runtime/runtime_env.h"
 #include "runtime/watchdog.h"
 
 namespace dist_train {
+namespace {
+
+// One whole line to the job's stderr.
+void SayToStderr(const std::string& line) {
+  fprintf(stderr, "%s\n", line.c_str());
+}
+
+// A requeued run's rank 0 says how it got here, once per process.
+void SayHistoryOnce(const EnvMap& env) {
+  static std::once_flag once;
+  std::call_once(once, [&env] {
+    SayRequeueHistory(env, SlurmRequeueOps(), kNodeLossPrefix, SayToStderr);
+  });
+}
+
+}  // namespace
 
 CommunicatorImpl::~CommunicatorImpl() {
   // Say goodbye so peers do not take this disconnect for a failure.
@@ -62,9 +81,55 @@ Status CommunicatorImpl::CheckCtrl(size_t index) {
   }
   if (status.ok() && type == FrameType::kAbort)
     return Fail(Status::Unavailable(msg));
+  if (!status.ok() && ctrl[index].lost()) {
+    const bool first = failure.empty();
+    lost_ranks.push_back(rank == 0 ? static_cast<int>(index) : 0);
+    Status failed = Fail(status);
+    if (first && rank == 0 && requeue_lost_nodes) AfterLoss();
+    return failed;
+  }
   return Fail(Status::Unavailable(
       ctrl[index].peer() +
       " failed: " + (status.ok() ? "unexpected message" : status.message())));
+}
+
+void CommunicatorImpl::AfterLoss() {
+  // Ranks of other machines lost at the same moment fail within a probe
+  // round or two; the others end (closing their connections) after our
+  // abort notice, or stay quiet.
+  for (Deadline until = DeadlineIn(2 * kLossProbeSeconds + 1);
+       Clock::now() < until;) {
+    std::vector<pollfd> fds;
+    WatchCtrl(&fds);
+    if (poll(fds.data(), fds.size(), 100) <= 0) continue;
+    for (size_t i = 0; i < ctrl.size(); ++i) {
+      if (!fds[i].revents || !ctrl[i].valid()) continue;
+      FrameType type;
+      std::string msg;
+      Status s = ctrl[i].RecvFrame(&type, &msg, DeadlineIn(0.1));
+      if (!s.ok() && ctrl[i].lost()) lost_ranks.push_back(static_cast<int>(i));
+      if (!s.ok() || type == FrameType::kBye) ctrl[i].Close();
+    }
+  }
+  const SayLine say = SayToStderr;
+  const EnvMap env = ProcessEnv();
+  StepLayout layout;
+  Status known = ReadStepLayout(env, &layout);
+  if (!known.ok()) {
+    say(std::string(kNodeLossPrefix) +
+        "not requeued: the lost ranks' nodes are not known: " +
+        known.message());
+    return;
+  }
+  say(kNodeLossPrefix + LostNodesText(layout, lost_ranks) +
+      " stopped answering rank 0 (no TCP reply for " +
+      std::to_string(kLossSeconds) + " s)");
+  NodeLossVerdict verdict = JudgeNodeLoss(layout, lost_ranks);
+  if (!verdict.requeue) {
+    say(kNodeLossPrefix + ("not requeued: " + verdict.why_not));
+    return;
+  }
+  RequeueAndSay(env, SlurmRequeueOps(), verdict.hosts, kNodeLossPrefix, say);
 }
 
 void CommunicatorImpl::WatchCtrl(std::vector<pollfd>* fds) const {
@@ -114,7 +179,10 @@ std::string Communicator::Describe() const { return impl_->host->Describe(); }
 Status Communicator::Create(const Options& options,
                             std::unique_ptr<Communicator>* out) {
   auto comm = std::make_unique<CommunicatorImpl>();
-  DT_RETURN_IF_ERROR(ResolveOptions(options, ProcessEnv(), &comm->opt));
+  const EnvMap env = ProcessEnv();
+  DT_RETURN_IF_ERROR(ResolveOptions(options, env, &comm->opt));
+  DT_RETURN_IF_ERROR(ReadNodeLossPolicy(env, &comm->requeue_lost_nodes));
+  if (comm->requeue_lost_nodes && comm->opt.rank == 0) SayHistoryOnce(env);
   comm->rank = comm->opt.rank;
   comm->size = comm->opt.world_size;
   comm->cred = {comm->opt.job_identity, comm->opt.job_token};
@@ -136,8 +204,7 @@ Status Communicator::Create(const Options& options,
       DT_RETURN_IF_ERROR(ConnectLeaderRing(comm.get()));
   }
   comm->host = MakeHostTransport(comm.get());
-  DT_RETURN_IF_ERROR(
-      StartWatchdogFromEnv(ProcessEnv(), comm->rank, comm->size));
+  DT_RETURN_IF_ERROR(StartWatchdogFromEnv(env, comm->rank, comm->size));
   out->reset(new Communicator(std::move(comm)));
   return Status::OK();
 }
@@ -186,5 +253,7 @@ Status Communicator::Barrier() {
 }
 
 void Heartbeat() { NoteHeartbeat(); }
+
+void ReportComputeTime(uint64_t nanoseconds) { NoteComputeTime(nanoseconds); }
 
 }  // namespace dist_train

@@ -74,6 +74,11 @@ class CommunicatorImpl {
   void WatchCtrl(std::vector<pollfd>* fds) const;
   // CheckCtrl for each control connection readable in fds[first + i].
   Status HandleCtrl(const std::vector<pollfd>& fds, size_t first);
+  // Rank 0, when its first failure was a rank's machine that stopped
+  // answering and the job asked for node-loss=requeue: gathers the other
+  // ranks lost at the same time, names their nodes and requeues the job
+  // without them (runtime/node_loss.h).
+  void AfterLoss();
 
   // ---- NCCL set-up (tcp_ring.cc) ----
   // The NCCL communicator as a transport, made at the first device buffer.
@@ -92,6 +97,8 @@ class CommunicatorImpl {
   // barrier covers, its payloads written before it.
   Status ShmBarrier(bool patient = false, int lines = 1);
   bool ShmBarrierDone(int lines);
+  uint64_t ShmArrivalsAtEpoch() const;
+  void WakeSleepers();
   Status ShmReduceInLines(const char* src, size_t count, DataType type,
                           ReduceOp op, char* out, size_t out_lo, size_t out_hi);
   // Chunk by chunk through shared memory: every local rank's `src` (count
@@ -129,7 +136,9 @@ class CommunicatorImpl {
   std::unique_ptr<TcpRingLink> ring, leader_ring;
   int shm_set = 0;      // the shared-memory buffer set of the next chunk
   std::string failure;  // set once: every later call fails with it
-  ShmSegment shm;       // this machine's ranks, when there are several
+  bool requeue_lost_nodes = false;  // DT_NODE_LOSS=requeue
+  std::vector<int> lost_ranks;      // rank 0: ranks whose machine was lost
+  ShmSegment shm;  // this machine's ranks, when there are several
   uint64_t shm_epoch = 0;
   // More ranks on this machine than it has CPUs: barrier waiters yield to
   // each other instead of spinning long.

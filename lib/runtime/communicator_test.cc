@@ -206,7 +206,7 @@ TEST(CommunicatorTest, SmallAndChunkedPathsGiveTheSameBitsOnEveryRank) {
   EXPECT_EQ(RunRanks(n, Base(n, FreePort()), fn), std::vector<int>(n, 0));
 }
 
-// Vectors of up to 280 bytes travel in the ranks' tagged barrier lines,
+// Vectors of up to 56 bytes travel in the ranks' tagged barrier line,
 // two sets alternating by epoch: back to back, with every call's values new
 // and one rank now and then late, no rank may read a contribution the next
 // call already overwrote.
@@ -218,7 +218,7 @@ TEST(CommunicatorTest, BackToBackSmallAllReducesNeverMixCalls) {
     CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
     const int r = c->rank();
     for (int call = 0; call < 3000; ++call) {
-      const size_t count = 1 + call % 75;  // 4-300 B: 1-5 lines, a slot
+      const size_t count = 1 + call % 75;  // 4-300 B: the line or a slot
       if (call % 500 == 0 && r == call / 500 % n) usleep(2000);
       std::vector<int32_t> v(count);
       for (size_t i = 0; i < count; ++i)
@@ -236,6 +236,45 @@ TEST(CommunicatorTest, BackToBackSmallAllReducesNeverMixCalls) {
     return 0;
   };
   EXPECT_EQ(RunRanks(n, Base(n, FreePort()), fn), std::vector<int>(n, 0));
+}
+
+// With more ranks than CPUs a barrier completes by a count of arrivals and
+// only the last rank to arrive wakes the sleepers. Back to back, every
+// size class (in the lines, in the slots, chunked), one rank now and then
+// late so the others sleep: every call's values arrive, none from the call
+// before or after, and nobody waits for a wake-up that never comes (that
+// would end in the communicator's timeout).
+TEST(CommunicatorTest, MoreRanksThanCpusBarriersCountArrivals) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  const int n = static_cast<int>(std::min<long>(2 * cpus + 1, 97));
+  auto fn = [n](const Options& o) {
+    std::unique_ptr<Communicator> c;
+    Status s = Communicator::Create(o, &c);
+    CHILD_CHECK(s.ok(), "%s", s.ToString().c_str());
+    const int r = c->rank();
+    const size_t counts[] = {1, 14, 70, 71, 5000, 300000};
+    for (int call = 0; call < 120; ++call) {
+      const size_t count = counts[call % 6];
+      if (call % 20 == 7 && r == call % n) usleep(20 * 1000);
+      std::vector<int32_t> v(count);
+      for (size_t i = 0; i < count; ++i)
+        v[i] = call * 7 + r + static_cast<int32_t>(i % 5);
+      CHILD_CHECK(c->AllReduce(v.data(), v.data(), count, DataType::kInt32,
+                               ReduceOp::kSum)
+                      .ok(),
+                  "call %d", call);
+      for (size_t i = 0; i < count; ++i) {
+        int32_t want =
+            n * (call * 7 + static_cast<int32_t>(i % 5)) + n * (n - 1) / 2;
+        CHILD_CHECK(v[i] == want, "call %d [%zu]: %d != %d", call, i, v[i],
+                    want);
+      }
+    }
+    return 0;
+  };
+  Options base = Base(n, FreePort());
+  base.timeout_seconds = 60;
+  EXPECT_EQ(RunRanks(n, base, fn), std::vector<int>(n, 0));
 }
 
 }  // namespace

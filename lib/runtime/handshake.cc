@@ -2,10 +2,8 @@
 #include "runtime/handshake.h"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
 
+#include "runtime/crypto.h"
 #include "runtime/peer_text.h"
 
 namespace dist_train {
@@ -15,10 +13,11 @@ constexpr char kMagic[] = "DTRV";
 constexpr uint32_t kVersion = 1;
 constexpr size_t kNonce = 32;
 
-std::string Nonce() {
-  std::string n(kNonce, '\0');
-  RAND_bytes(reinterpret_cast<unsigned char*>(n.data()), kNonce);
-  return n;
+// A fresh nonce, or an error: never a predictable one.
+Status Nonce(std::string* n) {
+  n->assign(kNonce, '\0');
+  if (RandomBytes(n->data(), kNonce)) return Status::OK();
+  return Status::Internal("OpenSSL gave no random bytes for a nonce");
 }
 
 std::string JoinProof(const Credentials& cred, const std::string& sn,
@@ -39,8 +38,9 @@ std::string AcceptProof(const Credentials& cred, const std::string& sn,
   return Mac(cred.token, d);
 }
 
+// A MAC OpenSSL failed to make ("") matches nothing, not even another "".
 bool Same(const std::string& a, const std::string& b) {
-  return a.size() == b.size() &&
+  return !a.empty() && a.size() == b.size() &&
          CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
@@ -55,17 +55,8 @@ Status Refuse(Conn* c, Deadline d, const std::string& reason) {
   return Status::PermissionDenied("refused " + c->peer() + ": " + reason);
 }
 
-std::string Mac(const std::string& key, const std::string& data) {
-  unsigned char out[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out,
-       &len);
-  return std::string(reinterpret_cast<char*>(out), len);
-}
-
 Status SendHello(Conn* c, const Credentials& cred, Deadline d, ServerSide* s) {
-  s->nonce = Nonce();
+  DT_RETURN_IF_ERROR(Nonce(&s->nonce));
   std::string p = kMagic;
   PutU32(&p, kVersion);
   p += s->nonce;
@@ -100,7 +91,7 @@ Status SendJoin(Conn* c, const Credentials& cred, const JoinInfo& me,
         c->peer() +
         " requires the job's secret (DT_JOB_TOKEN) and we have none");
   }
-  s->nonce = Nonce();
+  DT_RETURN_IF_ERROR(Nonce(&s->nonce));
   std::string j = kMagic;
   PutU32(&j, kVersion);
   PutString(&j, cred.identity);

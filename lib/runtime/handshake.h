@@ -74,9 +74,6 @@ Status Refuse(Conn* c, Deadline d, const std::string& reason);
 Status ReadAccept(Conn* c, const Credentials& cred, const JoinInfo& me,
                   ClientSide* s, Deadline d);
 
-// HMAC-SHA256 (OpenSSL).
-std::string Mac(const std::string& key, const std::string& data);
-
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_RUNTIME_HANDSHAKE_H_

@@ -117,14 +117,7 @@ std::string EncodeHangRecord(const HangRecord& r) {
 
 bool DecodeHangRecord(const std::string& text, HangRecord* out) {
   std::map<std::string, std::string> kv;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t eq = line.find('=');
-    if (eq == std::string::npos ||
-        !kv.emplace(line.substr(0, eq), line.substr(eq + 1)).second)
-      return false;
-  }
+  if (!ParseKeyValueLines(text, &kv)) return false;
   uint64_t rank, pid, coll, inside, call, beats, idle;
   auto num = [&](const char* key, uint64_t max, uint64_t* v) {
     auto it = kv.find(key);
@@ -151,6 +144,17 @@ bool DecodeHangRecord(const std::string& text, HangRecord* out) {
   r.idle_seconds = static_cast<double>(idle);
   *out = r;
   return true;
+}
+
+std::vector<std::string> HungHosts(const std::vector<HangRecord>& records) {
+  uint64_t most = 0;
+  std::vector<const HangRecord*> named = Laggards(records, &most);
+  std::vector<std::string> hosts;
+  if (named.size() == records.size()) return hosts;
+  for (const HangRecord* r : named)
+    if (std::find(hosts.begin(), hosts.end(), r->host) == hosts.end())
+      hosts.push_back(r->host);
+  return hosts;
 }
 
 std::string HangSummary(const std::vector<HangRecord>& records, int world_size,

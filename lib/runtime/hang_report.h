@@ -41,6 +41,11 @@ bool DecodeHangRecord(const std::string& text, HangRecord* record);
 std::string HangSummary(const std::vector<HangRecord>& records, int world_size,
                         double seconds, const std::string& dir);
 
+// The hosts of the ranks the summary names (behind the others, or
+// stopped), each once, for the requeue policy; none when every rank is
+// named (all stuck in the same call: no node to blame).
+std::vector<std::string> HungHosts(const std::vector<HangRecord>& records);
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_RUNTIME_HANG_REPORT_H_

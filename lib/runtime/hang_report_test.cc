@@ -73,6 +73,19 @@ TEST(HangReportTest, AllStuckInOneCallAreAllNamed) {
       << s;
 }
 
+TEST(HangReportTest, HungHostsAreTheNamedRanksHostsEachOnce) {
+  std::vector<HangRecord> rs = {
+      Rank(0, "node1", 'S', 121, true), Rank(3, "node4", 'T', 120, false),
+      Rank(1, "node2", 'S', 121, true), Rank(2, "node4", 'S', 119, false)};
+  EXPECT_EQ(HungHosts(rs), std::vector<std::string>{"node4"});
+}
+
+TEST(HangReportTest, NoHostIsBlamedWhenAllAreStuckInOneCall) {
+  EXPECT_TRUE(
+      HungHosts({Rank(0, "a", 'S', 5, true), Rank(1, "b", 'R', 5, true)})
+          .empty());
+}
+
 TEST(HangReportTest, NamesRanksWithoutARecord) {
   std::vector<HangRecord> rs = {Rank(0, "a", 'S', 0, false)};
   std::string s = HangSummary(rs, 3, 10, "d");

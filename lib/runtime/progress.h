@@ -6,8 +6,15 @@
 // page the watchdog process maps too; with no watchdog there is none and
 // each note is one load and a branch.
 //
+// It also times the steps, for the straggler report: the time spent inside
+// collectives (waiting for the others, mostly) and compute time a caller
+// measured itself (the Python package's forward-pass hook). Two clock
+// reads per collective; nothing else per step.
+//
 // Thread-safety: notes are relaxed atomic stores; a watchdog only needs
-// to see that something changed.
+// to see that something changed. The step-end counters are written under
+// a sequence counter, so a sample never mixes two steps (heartbeats from
+// two threads at once can spoil one sample, which is then skipped).
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_PROGRESS_H_
 #define DIST_TRAIN_LIB_RUNTIME_PROGRESS_H_
@@ -31,6 +38,18 @@ struct ProgressRecord {
   std::atomic<uint64_t> heartbeats{0};
   std::atomic<uint32_t> inside{0};  // 1 while in a collective
   std::atomic<uint32_t> call{0};    // the CallKind of the last one started
+  // Monotonic nanoseconds (base/clock.h's clock).
+  std::atomic<uint64_t> wait_ns{0};     // inside finished collectives, in all
+  std::atomic<uint64_t> began_ns{0};    // when the current collective began
+  std::atomic<uint64_t> compute_ns{0};  // NoteComputeTime's, in all
+  // The counters at the last step's end (a heartbeat; without heartbeats,
+  // a collective's end), so a window holds whole steps. Written under
+  // `seq` (odd while written), read by SampleTiming.
+  std::atomic<uint32_t> seq{0};
+  std::atomic<uint64_t> mark_ns{0};
+  std::atomic<uint64_t> mark_steps{0};
+  std::atomic<uint64_t> mark_wait_ns{0};
+  std::atomic<uint64_t> mark_compute_ns{0};
 };
 
 // A copy of the record at one moment; equal copies: no progress between.
@@ -47,12 +66,27 @@ struct ProgressSnapshot {
 };
 ProgressSnapshot Snapshot(const ProgressRecord& record);
 
+// The timing counters at the end of the last step, for the straggler
+// report (runtime/step_stats.h): `steps` counts heartbeats, or collectives
+// when the program gives no heartbeats. All zero before the first step.
+struct TimingSample {
+  uint64_t now_ns = 0;  // when that step ended
+  uint64_t steps = 0;
+  uint64_t wait_ns = 0;
+  uint64_t compute_ns = 0;
+};
+TimingSample SampleTiming(const ProgressRecord& record);
+
 // Where notes go (nullptr: nowhere). Set once, by StartWatchdog.
 void SetProgressRecord(ProgressRecord* record);
 
 void NoteCollectiveBegin(CallKind kind);
 void NoteCollectiveEnd();
 void NoteHeartbeat();
+// Adds compute time the caller measured (e.g. a forward pass); once a
+// program gives any, the straggler report uses it instead of "time outside
+// collectives".
+void NoteComputeTime(uint64_t ns);
 
 // Begin in the constructor, end in the destructor.
 class CollectiveNote {

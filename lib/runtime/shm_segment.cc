@@ -2,7 +2,6 @@
 #include "runtime/shm_segment.h"
 
 #include <fcntl.h>
-#include <openssl/rand.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +9,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+
+#include "runtime/crypto.h"
 
 namespace dist_train {
 namespace {
@@ -45,8 +47,14 @@ Status ShmSegment::Map(int fd, int ranks, size_t chunk) {
 }
 
 std::string ShmSegment::RandomName() {
-  unsigned char r[8];
-  RAND_bytes(r, sizeof(r));
+  unsigned char r[8] = {0};
+  // Without random bytes, the time and pid: a name someone could guess is
+  // still never opened by another (Create uses O_EXCL, Open checks owner
+  // and mode), only squatted, which falls back to TCP.
+  if (!RandomBytes(r, sizeof(r))) {
+    uint64_t v = static_cast<uint64_t>(time(nullptr)) << 20 ^ getpid();
+    std::memcpy(r, &v, sizeof(r));
+  }
   char buf[32];
   snprintf(buf, sizeof(buf), "/dt-%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1],
            r[2], r[3], r[4], r[5], r[6], r[7]);
@@ -119,6 +127,9 @@ std::atomic<uint32_t>* ShmSegment::wake() const {
                                                   kLine);
 }
 std::atomic<uint32_t>* ShmSegment::sleepers() const { return wake() + 1; }
+std::atomic<uint64_t>* ShmSegment::arrivals() const {
+  return reinterpret_cast<std::atomic<uint64_t>*>(wake() + 2);
+}
 char* ShmSegment::slot(int set, int rank) const {
   return base_ + LineBytes(ranks_) + chunk_ * ((ranks_ + 1) * set + rank);
 }

@@ -7,7 +7,8 @@
 // kLines cache lines, each a tag (an epoch) and kLinePayload bytes: the
 // first tag is the rank's barrier counter, the payloads carry the smallest
 // vectors; then one line for the wake-up word (a futex the last rank at a
-// barrier bumps) and the count of its sleepers, then two sets of (one slot
+// barrier bumps), the count of its sleepers and the count of arrivals at
+// barriers (with more ranks than CPUs), then two sets of (one slot
 // per rank + one result area), `chunk` bytes each.
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
@@ -47,8 +48,12 @@ class ShmSegment {
   // Line `line` of `rank`'s lines for barrier epochs of parity `set`: its
   // tag (line 0's is the barrier counter) and payload. A rank waiting at a
   // barrier reads every tag of the lines in use, so the payloads arrive
-  // with the barrier, in one round of cache misses, not two.
-  static constexpr int kLines = 5;
+  // with the barrier, in one round of cache misses, not two. One line:
+  // vectors of 2-5 lines were slower this way than through the slots
+  // (2 ranks, 128 B: 0.26-0.43 us against 0.17-0.18 us; 64 B 0.19-0.21
+  // against 0.17-0.19), while up to 56 B one line beats a slot (4-16 B:
+  // 0.15 us against 0.17 us; medians of 7 interleaved dt-bench runs).
+  static constexpr int kLines = 1;
   static constexpr size_t kLinePayload = 56;
   std::atomic<uint64_t>* tag(int rank, int set, int line) const;
   char* line_payload(int rank, int set, int line) const;
@@ -56,6 +61,11 @@ class ShmSegment {
   // How many ranks sleep on wake() (same cache line): the last rank at a
   // barrier makes the wake-up syscall only when someone sleeps.
   std::atomic<uint32_t>* sleepers() const;
+  // Every rank's arrivals at barriers so far (same cache line), counted
+  // where the ranks outnumber the CPUs: epoch e is complete once it
+  // reaches e x ranks, one load for a waiter instead of a look at every
+  // rank's tag.
+  std::atomic<uint64_t>* arrivals() const;
   // Two sets of slots and result areas, used by alternate chunks.
   char* slot(int set, int rank) const;
   char* result(int set) const;

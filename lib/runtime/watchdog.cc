@@ -21,6 +21,7 @@
 #include "runtime/checkpoint_files.h"
 #include "runtime/hang_report.h"
 #include "runtime/progress.h"
+#include "runtime/step_timer.h"
 
 namespace dist_train {
 namespace {
@@ -33,11 +34,16 @@ struct Started {
 Started g_started;
 std::mutex g_start_mutex;
 
+// Set in the watchdog when its worker (the thread that forked it) ended.
+volatile sig_atomic_t g_worker_gone = 0;
+void OnWorkerGone(int) { g_worker_gone = 1; }
+
 void Nap(double seconds) {
   timespec ts{static_cast<time_t>(seconds),
               static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !g_worker_gone) {
   }
+  g_worker_gone = 0;  // cuts one nap short, not every later one
 }
 
 // The native dump: this thread's backtrace (async-signal-safe once
@@ -117,6 +123,12 @@ void WriteStacks(const Watch& w, const HangRecord& r) {
       .ok();
 }
 
+// To the job's stderr, whole (one write).
+void Say(const std::string& text) {
+  if (write(STDERR_FILENO, text.data(), text.size()) < 0) {
+  }
+}
+
 // Rank 0: every rank's record, until all are there or time is up.
 std::vector<HangRecord> Gather(const Watch& w) {
   std::vector<HangRecord> records;
@@ -125,13 +137,10 @@ std::vector<HangRecord> Gather(const Watch& w) {
   for (;;) {
     for (int r = 0; r < w.opt.world_size; ++r) {
       if (have[r]) continue;
-      Fd fd;
-      struct stat st {};
       std::string text;
       HangRecord rec;
-      if (OpenOwnFile(w.dir_fd, RecordName(r), RecordName(r), &fd, &st).ok() &&
-          st.st_size < 4096 &&
-          ReadExactly(fd.get(), st.st_size, 0, RecordName(r), &text).ok() &&
+      if (ReadOwnFile(w.dir_fd, RecordName(r), RecordName(r), 4095, &text)
+              .ok() &&
           DecodeHangRecord(text, &rec) && rec.rank == r) {
         have[r] = true;
         records.push_back(rec);
@@ -172,14 +181,22 @@ void AwaitSummary(const Watch& w) {
   WriteAtomically(w.dir_fd, w.step_dir, RecordName(r.rank), EncodeHangRecord(r))
       .ok();
   if (w.opt.rank == 0) {
+    std::vector<HangRecord> records = Gather(w);
     std::string summary =
-        HangSummary(Gather(w), w.opt.world_size, w.opt.seconds, w.step_dir);
-    WriteAtomically(w.dir_fd, w.step_dir, "summary.txt", summary).ok();
-    std::string out = summary +
-                      "dist-train: watchdog: ending the step (every "
-                      "worker is killed with SIGKILL)\n";
-    if (write(STDERR_FILENO, out.data(), out.size()) < 0) {
+        HangSummary(records, w.opt.world_size, w.opt.seconds, w.step_dir);
+    Say(summary);
+    // Before the others end their workers (they wait for summary.txt): a
+    // job whose step ended may be over before it could be requeued.
+    if (w.opt.requeue) {
+      RequeueAndSay(ProcessEnv(), w.opt.requeue_ops, HungHosts(records),
+                    "dist-train: watchdog: ", [&](const std::string& line) {
+                      Say(line + "\n");
+                      summary += line + "\n";
+                    });
     }
+    WriteAtomically(w.dir_fd, w.step_dir, "summary.txt", summary).ok();
+    Say("dist-train: watchdog: ending the step (every worker is killed with "
+        "SIGKILL)\n");
   } else {
     AwaitSummary(w);
   }
@@ -206,22 +223,37 @@ void CloseInherited(const Watch& w) {
 // The watchdog process: looks every poll_seconds; exits with its worker.
 [[noreturn]] void WatchLoop(const Watch& w) {
   prctl(PR_SET_NAME, "dt-watchdog");  // what ps and pgrep show
+  // Told at once when the worker ends (a launcher that waits for every
+  // process of the worker's would otherwise wait up to one poll): the
+  // signal only cuts a nap short; getppid() decides.
+  signal(SIGTERM, OnWorkerGone);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
   CloseInherited(w);
   for (int sig : {SIGUSR1, SIGUSR2, SIGURG, SIGHUP, SIGINT, SIGPIPE})
     signal(sig, SIG_IGN);
   ProgressSnapshot last = Snapshot(*w.record);
   double changed = MonotonicSeconds();
+  StepTimer timer(w.opt, w.worker, w.record, w.dir_fd, w.step_dir);
+  if (w.opt.rank == 0 && w.opt.requeue) {  // the history, on a requeued run
+    SayRequeueHistory(ProcessEnv(), w.opt.requeue_ops, "dist-train: watchdog: ",
+                      [](const std::string& line) { Say(line + "\n"); });
+  }
   for (;;) {
     Nap(w.opt.poll_seconds);
-    if (getppid() != w.worker) _exit(0);
     ProgressSnapshot now = Snapshot(*w.record);
     double t = MonotonicSeconds();
+    if (getppid() != w.worker) {
+      timer.Publish(now, t - changed, true);
+      _exit(0);
+    }
     if (now != last) {
       last = now;
       changed = t;
     } else if (t - changed >= w.opt.seconds) {
       OnHang(w, last, t - changed);
     }
+    timer.Publish(now, t - changed, false);
+    if (w.opt.rank == 0) timer.CheckStragglers();
   }
 }
 
@@ -265,53 +297,6 @@ Status Launch(Watch* w) {
 
 }  // namespace
 
-namespace {
-
-// The rank and world size: given (>= 0, > 0), else RANK / SLURM_PROCID
-// and WORLD_SIZE / SLURM_NTASKS, else 0 of 1.
-Status ReadPlace(const EnvMap& env, int rank, int world_size,
-                 WatchdogOptions* o) {
-  std::optional<uint64_t> r, n;
-  const char* rank_var = EnvFirstSet(env, {"RANK", "SLURM_PROCID"});
-  const char* size_var = EnvFirstSet(env, {"WORLD_SIZE", "SLURM_NTASKS"});
-  if (rank < 0 && rank_var)
-    DT_RETURN_IF_ERROR(EnvUint(env, rank_var, 0, (1 << 24) - 1, &r));
-  if (world_size <= 0 && size_var)
-    DT_RETURN_IF_ERROR(EnvUint(env, size_var, 1, 1 << 24, &n));
-  o->rank = rank >= 0 ? rank : static_cast<int>(r.value_or(0));
-  o->world_size = world_size > 0 ? world_size : static_cast<int>(n.value_or(1));
-  if (o->rank >= o->world_size) {
-    return Status::InvalidArgument("watchdog: rank " + std::to_string(o->rank) +
-                                   " is not below " +
-                                   std::to_string(o->world_size) + " ranks");
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-Status ReadWatchdogOptions(const EnvMap& env, int rank, int world_size,
-                           WatchdogOptions* o) {
-  std::optional<uint64_t> seconds;
-  DT_RETURN_IF_ERROR(EnvUint(env, kWatchdogVar, kWatchdogMinSeconds,
-                             kWatchdogMaxSeconds, &seconds));
-  o->seconds = seconds ? static_cast<double>(*seconds) : 0;
-  if (!seconds) return Status::OK();  // no watchdog: nothing else matters
-  DT_RETURN_IF_ERROR(ReadPlace(env, rank, world_size, o));
-  const char* d = EnvFirstSet(env, {"DT_WATCHDOG_DIR", "SLURM_SUBMIT_DIR"});
-  o->dir = d ? *EnvFind(env, d) : ".";
-  if (o->dir.empty())
-    return Status::InvalidArgument(std::string(d) + " is empty");
-  if (const std::string* h = EnvFind(env, "SLURMD_NODENAME")) {
-    o->host = *h;
-  } else {
-    char buf[256] = {};
-    gethostname(buf, sizeof(buf) - 1);
-    o->host = buf;
-  }
-  return Status::OK();
-}
-
 Status StartWatchdog(const WatchdogOptions& o) {
   std::lock_guard<std::mutex> lock(g_start_mutex);
   if (g_started.running || o.seconds <= 0) return Status::OK();
@@ -330,6 +315,17 @@ Status StartWatchdogFromEnv(const EnvMap& env, int rank, int world_size) {
   WatchdogOptions o;
   DT_RETURN_IF_ERROR(ReadWatchdogOptions(env, rank, world_size, &o));
   return StartWatchdog(o);
+}
+
+Status SaveInWatchdogDir(const EnvMap& env, const std::string& name,
+                         const std::string& text) {
+  WatchdogOptions o;
+  DT_RETURN_IF_ERROR(ReadWatchdogOptions(env, -1, -1, &o));
+  if (o.seconds <= 0) return Status::OK();
+  Fd dir;
+  std::string path;
+  DT_RETURN_IF_ERROR(OpenStepDir(o, env, &dir, &path));
+  return WriteAtomically(dir.get(), path, name, text);
 }
 
 bool WatchdogRunning() {

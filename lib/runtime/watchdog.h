@@ -12,6 +12,11 @@
 // summary (runtime/hang_report.h) on the job's stderr and in summary.txt,
 // and then every watchdog kills its worker with SIGKILL, which ends the
 // step. It exits by itself when the worker exits.
+//
+// Meanwhile it times the worker's steps (runtime/step_stats.h): every poll
+// it writes the rank's live record (rank-R.live, what dt-status shows), and
+// rank 0's watchdog names stragglers on the job's stderr and in
+// stragglers.txt.
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_WATCHDOG_H_
 #define DIST_TRAIN_LIB_RUNTIME_WATCHDOG_H_
@@ -21,6 +26,8 @@
 #include "base/env.h"
 #include "contract/options.h"
 #include "dist_train/status.h"
+#include "runtime/node_exclusion.h"
+#include "runtime/step_stats.h"
 
 namespace dist_train {
 
@@ -31,11 +38,21 @@ struct WatchdogOptions {
   // SLURM_SUBMIT_DIR, else the working directory; in it, one directory
   // per step, "dist-train-watchdog-JOB.STEP" (made 0700, must be ours).
   std::string dir;
-  int rank = 0;             // given, else RANK, else SLURM_PROCID, else 0
-  int world_size = 1;       // given, else WORLD_SIZE, else SLURM_NTASKS, else 1
-  std::string host;         // SLURMD_NODENAME, else the host name
-  double poll_seconds = 1;  // how often the watchdog looks
-  double dump_seconds = 2;  // how long the worker gets to write its stacks
+  int rank = 0;        // given, else RANK, else SLURM_PROCID, else 0
+  int world_size = 1;  // given, else WORLD_SIZE, else SLURM_NTASKS, else 1
+  std::string host;    // SLURMD_NODENAME, else the host name
+  // How often the watchdog looks and writes the live record: 0.1 s, and
+  // 0.1 s more per 16 ranks beyond 16 (rank 0 reads every record), at
+  // most 2 s.
+  double poll_seconds = 0.1;
+  uint64_t window_steps = 8;  // a step-time window: at least this many steps
+  StragglerOptions straggler;
+  // After a hang, rank 0's watchdog requeues the job without the hosts of
+  // the ranks that hung (DT_WATCHDOG_POLICY=requeue; "fail", the default:
+  // the step ends, nothing more), at most DT_MAX_REQUEUES times.
+  bool requeue = false;
+  RequeueOps requeue_ops = SlurmRequeueOps();
+  double dump_seconds = 2;     // how long the worker gets to write its stacks
   double gather_seconds = 20;  // how long rank 0 waits for all records
 };
 
@@ -52,6 +69,12 @@ Status StartWatchdog(const WatchdogOptions& options);
 // Reads the environment and starts the watchdog when DT_WATCHDOG is set
 // (rank and world_size as for ReadWatchdogOptions).
 Status StartWatchdogFromEnv(const EnvMap& env, int rank, int world_size);
+
+// Writes `text` as file `name` into the step's watchdog directory (made
+// when missing) when the environment asks for a watchdog; OK and nothing
+// when it does not. dt-preflight keeps its report there for dt-status.
+Status SaveInWatchdogDir(const EnvMap& env, const std::string& name,
+                         const std::string& text);
 
 bool WatchdogRunning();
 // The signal the watchdog sends for a stack dump (SIGRTMIN + 4), and the

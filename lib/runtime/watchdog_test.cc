@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,10 +12,14 @@
 
 #include "base/clock.h"
 #include "runtime/progress.h"
+#include "testing/testing_env.h"
 #include "testing/testing_files.h"
+#include "testing/testing_requeue.h"
 
 namespace dist_train {
 namespace {
+
+using testing_requeue::RecordingOps;
 
 std::string Text(const std::string& path) {
   std::ifstream in(path);
@@ -134,12 +139,18 @@ TEST(WatchdogTest, TheWatchdogHoldsNoneOfTheWorkersDescriptors) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+// A heartbeat every 100 ms for 3.5 s against a 2 s threshold: a watchdog
+// that ignored progress would fire; this one must not, even when the
+// machine is busy enough to hold a process off its CPU for a second (a
+// 1 s threshold failed so once, beside a busy loop on this 2-CPU VM).
 TEST(WatchdogTest, AProgressingWorkerIsLeftAlone) {
   testing_files::TempDir dir;
   pid_t pid = fork();
   if (pid == 0) {
-    if (!StartWatchdog(Quick(dir.path())).ok()) _exit(2);
-    for (int i = 0; i < 25; ++i) {  // 2.5 s, never 1 s without progress
+    WatchdogOptions o = Quick(dir.path());
+    o.seconds = 2;
+    if (!StartWatchdog(o).ok()) _exit(2);
+    for (int i = 0; i < 35; ++i) {
       NoteHeartbeat();
       usleep(100 * 1000);
     }
@@ -185,6 +196,59 @@ TEST(WatchdogTest, OptionsFromTheEnvironmentNameTheBadVariable) {
           .ok());
   EXPECT_EQ(o.rank, 1);
   EXPECT_EQ(o.world_size, 2);
+}
+
+TEST(WatchdogTest, ThePolicyIsFailOrRequeue) {
+  WatchdogOptions o;
+  ASSERT_TRUE(ReadWatchdogOptions({{"DT_WATCHDOG", "30"}}, 0, 1, &o).ok());
+  EXPECT_FALSE(o.requeue);
+  ASSERT_TRUE(
+      ReadWatchdogOptions(
+          {{"DT_WATCHDOG", "30"}, {"DT_WATCHDOG_POLICY", "requeue"}}, 0, 1, &o)
+          .ok());
+  EXPECT_TRUE(o.requeue);
+  EXPECT_EQ(
+      ReadWatchdogOptions(
+          {{"DT_WATCHDOG", "30"}, {"DT_WATCHDOG_POLICY", "Requeue"}}, 0, 1, &o)
+          .message(),
+      "DT_WATCHDOG_POLICY='Requeue' is not fail or requeue");
+}
+
+TEST(WatchdogTest, PolicyRequeueRequeuesTheJobBeforeTheWorkerIsKilled) {
+  testing_files::TempDir dir;
+  testing_env::ScopedEnv env;  // the watchdog reads the process's
+  env.Set("SLURM_JOB_ID", "77");
+  env.Set("DT_MAX_REQUEUES", "2");
+  env.Unset("SLURM_RESTART_COUNT");
+  WatchdogOptions o = Quick(dir.path());
+  o.requeue = true;
+  o.requeue_ops = RecordingOps(dir.path() + "/calls");
+  pid_t pid = HangingWorker(o, 2);
+  EXPECT_EQ(EndSignal(pid, 10), SIGKILL);
+  // One rank of one: every rank is named, so no host is blamed.
+  EXPECT_EQ(Text(dir.path() + "/calls"), "load 77\nrequeue 77\nset 77 nodeZ\n");
+  std::string summary =
+      Text(dir.path() + "/dist-train-watchdog-77.0/summary.txt");
+  EXPECT_NE(summary.find("dist-train: watchdog: requeueing job 77 (requeue 1 "
+                         "of 2) excluding no node\n"),
+            std::string::npos)
+      << summary;
+}
+
+TEST(WatchdogTest, SaveInWatchdogDirWritesOnlyWhenAWatchdogIsAsked) {
+  testing_files::TempDir dir;
+  EnvMap env = {{"DT_WATCHDOG_DIR", dir.path()},
+                {"SLURM_JOB_ID", "5"},
+                {"SLURM_STEP_ID", "1"}};
+  ASSERT_TRUE(SaveInWatchdogDir(env, "preflight.txt", "report\n").ok());
+  struct stat st {};
+  EXPECT_NE(stat((dir.path() + "/dist-train-watchdog-5.1").c_str(), &st), 0);
+  env["DT_WATCHDOG"] = "30";
+  ASSERT_TRUE(SaveInWatchdogDir(env, "preflight.txt", "report\n").ok());
+  EXPECT_EQ(Text(dir.path() + "/dist-train-watchdog-5.1/preflight.txt"),
+            "report\n");
+  env["DT_WATCHDOG"] = "1";
+  EXPECT_FALSE(SaveInWatchdogDir(env, "preflight.txt", "x").ok());
 }
 
 TEST(WatchdogTest, AStepDirectoryOfSomeoneElseIsRefused) {

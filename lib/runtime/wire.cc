@@ -52,15 +52,39 @@ Deadline DeadlineIn(double seconds) {
 }
 
 Conn::~Conn() { Close(); }
-Conn::Conn(Conn&& o) noexcept : fd_(o.fd_), peer_(std::move(o.peer_)) {
+Conn::Conn(Conn&& o) noexcept
+    : fd_(o.fd_), peer_(std::move(o.peer_)), lost_(o.lost_) {
   o.fd_ = -1;
 }
 Conn& Conn::operator=(Conn&& o) noexcept {
   if (this != &o) {
     Close();
-    fd_ = o.fd_, peer_ = std::move(o.peer_), o.fd_ = -1;
+    fd_ = o.fd_, peer_ = std::move(o.peer_), lost_ = o.lost_, o.fd_ = -1;
   }
   return *this;
+}
+
+void Conn::WatchForLoss() {
+  int on = 1, idle = kLossIdleSeconds, probe = kLossProbeSeconds,
+      probes = kLossProbes;
+  unsigned int user_ms = kLossSeconds * 1000u;
+  setsockopt(fd_, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  setsockopt(fd_, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  setsockopt(fd_, IPPROTO_TCP, TCP_KEEPINTVL, &probe, sizeof(probe));
+  setsockopt(fd_, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes));
+  setsockopt(fd_, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
+}
+
+Status Conn::Gone(const char* call, int err) {
+  if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH) {
+    lost_ = true;
+    return Status::Unavailable(peer_ +
+                               " stopped answering: its machine or "
+                               "its network is gone (" +
+                               call + ": " + strerror(err) + ")");
+  }
+  return Status::Unavailable(peer_ + " is gone (" + call + ": " +
+                             strerror(err) + ")");
 }
 void Conn::Close() {
   if (fd_ >= 0) close(fd_);
@@ -81,8 +105,7 @@ Status Conn::SendAll(const void* data, size_t len, Deadline deadline) {
           WaitFor(fd_, POLLOUT, deadline, "sending to " + peer_));
       continue;
     }
-    return Status::Unavailable(peer_ + " is gone (send: " + strerror(errno) +
-                               ")");
+    return Gone("send", errno);
   }
   return Status::OK();
 }
@@ -102,8 +125,7 @@ Status Conn::RecvAll(void* data, size_t len, Deadline deadline) {
           WaitFor(fd_, POLLIN, deadline, "waiting for " + peer_));
       continue;
     }
-    return Status::Unavailable(peer_ + " is gone (recv: " + strerror(errno) +
-                               ")");
+    return Gone("recv", errno);
   }
   return Status::OK();
 }

@@ -55,6 +55,16 @@ class Conn {
   const std::string& peer() const { return peer_; }
   void set_peer(std::string p) { peer_ = std::move(p); }
   void Close();
+  // TCP keepalive probes (after kLossIdleSeconds idle, every
+  // kLossProbeSeconds, kLossProbes of them) and a TCP_USER_TIMEOUT of
+  // kLossSeconds: a peer whose machine or network is gone (no FIN, no
+  // RST, no ACK) fails this connection within kLossSeconds even while we
+  // only wait on it. A live machine's kernel answers the probes even when
+  // the process is stopped or hung.
+  void WatchForLoss();
+  // Whether a call failed because the peer's machine stopped answering
+  // (ETIMEDOUT, EHOSTUNREACH, ENETUNREACH), not because it closed.
+  bool lost() const { return lost_; }
 
   Status SendAll(const void* data, size_t len, Deadline deadline);
   Status RecvAll(void* data, size_t len, Deadline deadline);
@@ -65,9 +75,19 @@ class Conn {
                    size_t max_len = kMaxFrame);
 
  private:
+  // The error of a failed send or recv, with `lost_` set for the errors
+  // that mean the peer's machine or network is gone.
+  Status Gone(const char* call, int err);
+
   int fd_ = -1;
   std::string peer_;
+  bool lost_ = false;
 };
+
+constexpr int kLossIdleSeconds = 4;
+constexpr int kLossProbeSeconds = 2;
+constexpr int kLossProbes = 3;
+constexpr int kLossSeconds = kLossIdleSeconds + kLossProbeSeconds * kLossProbes;
 
 // A listening socket on `port` (0 = any) of `addr` ("" = all addresses).
 Status Listen(int port, int* fd, int* bound_port, const std::string& addr = "");

@@ -66,6 +66,16 @@ PreflightCommand PreflightCommandFor(const std::string& program,
               "--identity",
               "slurm:" + std::to_string(task.job_id) + "." +
                   std::to_string(task.step_id) + ":preflight"};
+  const PreflightBaseline& b = setting.baseline;
+  if (b.cpu_gflops > 0)
+    cmd.args.insert(cmd.args.end(),
+                    {"--min-cpu-gflops", PreflightRateName(b.cpu_gflops)});
+  if (b.mem_gbps > 0)
+    cmd.args.insert(cmd.args.end(),
+                    {"--min-mem-gbps", PreflightRateName(b.mem_gbps)});
+  if (b.link_mbps > 0)
+    cmd.args.insert(cmd.args.end(),
+                    {"--min-link-mbps", std::to_string(b.link_mbps)});
   cmd.env = std::move(env);
   cmd.deadline_seconds = setting.seconds + kReportGrace;
   return cmd;

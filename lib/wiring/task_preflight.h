@@ -33,8 +33,9 @@ struct PreflightCommand {
   double deadline_seconds = 0;    // then SIGKILL
 };
 
-// dt-preflight's arguments for `task`; the deadline leaves the program
-// 15 s past its own bound to report.
+// dt-preflight's arguments for `task` (with the site's baseline, where
+// plugstack.conf sets one); the deadline leaves the program 15 s past its
+// own bound to report.
 PreflightCommand PreflightCommandFor(const std::string& program,
                                      const PreflightSetting& setting,
                                      const PreflightTask& task,

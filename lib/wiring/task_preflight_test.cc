@@ -27,7 +27,7 @@ std::string Read(const std::string& path) {
 }
 
 TEST(TaskPreflightTest, CommandCarriesTheTaskAndItsEnvironment) {
-  PreflightSetting set{45, PreflightPolicy::kFail};
+  PreflightSetting set{45, PreflightPolicy::kFail, {}};
   PreflightTask task{7, 2, 5, 8, false};
   PreflightCommand cmd =
       PreflightCommandFor("/usr/bin/dt-preflight", set, task, {"A=1"});
@@ -38,6 +38,20 @@ TEST(TaskPreflightTest, CommandCarriesTheTaskAndItsEnvironment) {
                 "8", "--probe", "0", "--identity", "slurm:7.2:preflight"}));
   EXPECT_EQ(cmd.env, std::vector<std::string>{"A=1"});
   EXPECT_EQ(cmd.deadline_seconds, 60);
+}
+
+TEST(TaskPreflightTest, CommandCarriesTheSitesMinimums) {
+  PreflightSetting set{45, PreflightPolicy::kWarn, {2.5, 0, 100000}};
+  PreflightCommand cmd =
+      PreflightCommandFor("/usr/bin/dt-preflight", set, PreflightTask(), {});
+  std::vector<std::string> tail(cmd.args.end() - 4, cmd.args.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--min-cpu-gflops", "2.5",
+                                            "--min-link-mbps", "100000"}));
+  set.baseline = {0, 12, 0};
+  cmd = PreflightCommandFor("/usr/bin/dt-preflight", set, PreflightTask(), {});
+  tail.assign(cmd.args.end() - 3, cmd.args.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"slurm:0.0:preflight",
+                                            "--min-mem-gbps", "12"}));
 }
 
 TEST(TaskPreflightTest, RunsWithExactlyTheGivenEnvironmentAndArguments) {
@@ -73,8 +87,8 @@ TEST(TaskPreflightTest, KillsAProgramPastItsDeadline) {
 }
 
 TEST(TaskPreflightTest, PolicyDecidesWhetherTheProgramStarts) {
-  PreflightSetting fail{60, PreflightPolicy::kFail};
-  PreflightSetting warn{60, PreflightPolicy::kWarn};
+  PreflightSetting fail{60, PreflightPolicy::kFail, {}};
+  PreflightSetting warn{60, PreflightPolicy::kWarn, {}};
   std::string warning;
   EXPECT_TRUE(PreflightOutcome(fail, Status::OK(), 0, &warning).ok());
   EXPECT_EQ(warning, "");
@@ -87,7 +101,7 @@ TEST(TaskPreflightTest, PolicyDecidesWhetherTheProgramStarts) {
   EXPECT_EQ(s.message(),
             "preflight: x did not finish; preflight-policy=fail: the program "
             "was not started");
-  PreflightSetting requeue{60, PreflightPolicy::kRequeue};
+  PreflightSetting requeue{60, PreflightPolicy::kRequeue, {}};
   s = PreflightOutcome(requeue, Status::OK(), 3, &warning);
   EXPECT_EQ(
       s.message(),

@@ -13,14 +13,15 @@ from ._errors import (DistTrainError, OK, INVALID_ARGUMENT, NOT_FOUND, IO_ERROR,
                       TIMEOUT, PERMISSION_DENIED, INTERNAL)
 from ._comm import Communicator
 from . import preemption, checkpoint, watchdog  # noqa: F401  (pure Python, cheap)
-from .watchdog import install as install_watchdog, heartbeat
+from .watchdog import install as install_watchdog, heartbeat, report_compute_time
 
 __version__ = "0.1.0"
 
 PREEMPTED_EXIT_CODE = 75  # DT_PREEMPTED_EXIT_CODE (EX_TEMPFAIL)
 
 __all__ = ["DistTrainError", "PREEMPTED_EXIT_CODE", "Env", "env", "version", "Communicator",
-           "preemption", "checkpoint", "watchdog", "install_watchdog", "heartbeat", "OK", "INVALID_ARGUMENT", "NOT_FOUND", "IO_ERROR",
+           "preemption", "checkpoint", "watchdog", "install_watchdog", "heartbeat",
+           "report_compute_time", "OK", "INVALID_ARGUMENT", "NOT_FOUND", "IO_ERROR",
            "UNAVAILABLE", "TIMEOUT", "PERMISSION_DENIED", "INTERNAL"]
 
 

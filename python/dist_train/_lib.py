@@ -17,7 +17,7 @@ import threading
 from ._errors import DistTrainError, NOT_FOUND, INTERNAL
 
 SONAME = "libdist-train.so.0"
-API_VERSION = 2
+API_VERSION = 3
 
 # How many times a library was loaded (tests check that import loads none
 # and that it is loaded once), and from where.
@@ -79,6 +79,7 @@ _PROTOTYPES = {
     "dt_heartbeat": (None, []),
     "dt_watchdog_dump_signal": (_c_int, []),
     "dt_watchdog_dump_fd": (_c_int, []),
+    "dt_note_compute_ns": (None, [ctypes.c_uint64]),
     "dt_checkpoint_begin": (_c_int, [_c_str, ctypes.c_uint64, _c_int, ctypes.POINTER(_c_ptr)]),
     "dt_checkpoint_path": (_c_str, [_c_ptr]),
     "dt_checkpoint_finish": (_c_int, [_c_ptr]),

@@ -10,12 +10,17 @@ DDP script gets it with one line after ``import torch``::
     import dist_train; dist_train.install_watchdog()
 
 which counts every ``optimizer.step()`` as progress (torch 1.x, which has
-no global step hook: every ``optimizer.zero_grad()``). Other loops call
-``dist_train.heartbeat()`` once per step. dist_train.Communicator starts
+no global step hook: every ``optimizer.zero_grad()``) and times the
+forward pass of every DistributedDataParallel model made after it, for
+the straggler report (a rank whose compute per step is >= 10 % over the
+others' median is named on the job's log and in dt-status). Other loops
+call ``dist_train.heartbeat()`` once per step and may report their own
+compute time with ``dist_train.report_compute_time(seconds)``. dist_train.Communicator starts
 the watchdog by itself and its collectives count.
 """
 import faulthandler
 import sys
+import time
 
 from . import _lib
 
@@ -54,6 +59,36 @@ def _hook_torch_optimizers():
     return True
 
 
+def _time_ddp_forward():
+    """Every DistributedDataParallel model made from now on reports the
+    time of its wrapped module's forward pass as compute time (the inner
+    module's: DDP's own forward may wait for the others, to sync buffers).
+    On CUDA this is the time to launch the pass, not to run it."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.distributed.is_available():
+        return False
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    init = DDP.__init__
+    if getattr(init, "_dist_train_timed", False):
+        return True
+    note = _lib.lib().dt_note_compute_ns
+
+    def timed_init(self, module, *args, **kwargs):
+        forward = module.forward
+
+        def timed_forward(*fargs, **fkwargs):
+            start = time.perf_counter_ns()
+            try:
+                return forward(*fargs, **fkwargs)
+            finally:
+                note(time.perf_counter_ns() - start)
+        module.forward = timed_forward
+        init(self, module, *args, **kwargs)
+    timed_init._dist_train_timed = True
+    DDP.__init__ = timed_init
+    return True
+
+
 _hooked = False
 
 
@@ -69,6 +104,7 @@ def install(count_optimizer_steps=True):
     _register_dump()
     if count_optimizer_steps and not _hooked:
         _hooked = _hook_torch_optimizers()
+        _time_ddp_forward()
     return True
 
 
@@ -76,6 +112,13 @@ def heartbeat():
     """One unit of progress (e.g. one training step); a no-op without a
     watchdog."""
     _lib.lib().dt_heartbeat()
+
+
+def report_compute_time(seconds):
+    """Compute time this rank measured itself for the straggler report
+    (e.g. one forward pass); once a program reports any, the report
+    compares it instead of the time outside collectives."""
+    _lib.lib().dt_note_compute_ns(max(0, int(seconds * 1e9)))
 
 
 def running():

@@ -57,6 +57,11 @@ def patched_environ(**values):
         os.environ.update(saved)
 
 
+# How long a run that imports torch may take: seconds alone, but a CI
+# machine building beside it took over 60 s for two ranks (24.11 root).
+TORCH_TIMEOUT = 300
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -37,7 +37,7 @@ class StopHandlerTest(unittest.TestCase):
             for _ in range(signals):
                 proc.send_signal(signum)
                 time.sleep(0.05)
-            out, err = proc.communicate("go\n", timeout=60)
+            out, err = proc.communicate("go\n", timeout=_ranks.TORCH_TIMEOUT)
         finally:
             if proc.poll() is None:
                 proc.kill()

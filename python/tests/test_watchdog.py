@@ -91,7 +91,7 @@ class WatchdogTest(unittest.TestCase):
                 opt.zero_grad()
                 time.sleep(0.5)
             print("done")
-        """, {"DT_WATCHDOG": "5", "DT_WATCHDOG_DIR": self.dir})
+        """, {"DT_WATCHDOG": "5", "DT_WATCHDOG_DIR": self.dir}, timeout=_ranks.TORCH_TIMEOUT)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(glob.glob(os.path.join(self.dir, "*", "summary.txt")), [])
 
@@ -112,6 +112,77 @@ class WatchdogTest(unittest.TestCase):
         """, {"DT_WATCHDOG": "soon"})
         self.assertIn("DT_WATCHDOG='soon' is not an integer from 5 to 86400", proc.stdout,
                       proc.stderr)
+
+    def _live_record(self):
+        [live] = glob.glob(os.path.join(self.dir, "*", "rank-0.live"))
+        return dict(line.split("=", 1) for line in _read(live).splitlines())
+
+    def test_a_loops_compute_time_is_its_time_outside_collectives_per_step(self):
+        proc, _ = _run("""
+            import time
+            import dist_train
+            assert dist_train.install_watchdog()
+            for _ in range(30):
+                time.sleep(0.05)
+                dist_train.heartbeat()
+            time.sleep(0.6)  # the watchdog's last look
+        """, {"DT_WATCHDOG": "5", "DT_WATCHDOG_DIR": self.dir})
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        live = self._live_record()
+        self.assertEqual(live["steps"], "30")
+        self.assertGreater(int(live["windows"]), 0)
+        self.assertEqual(live["ended"], "1")
+        # 50 ms of sleep per step is compute (no collectives here).
+        self.assertGreater(int(live["compute_us"]), 45000, live)
+        self.assertLess(int(live["compute_us"]), 90000, live)
+
+    @unittest.skipIf(not _ranks.torch_available(), "torch is not installed")
+    def test_ddp_forward_time_is_the_compute_time_of_an_unchanged_script(self):
+        # One added line; the step's other 100 ms are not the forward pass.
+        proc, _ = _run("""
+            import os, tempfile, time
+            import torch
+            import dist_train; dist_train.install_watchdog()
+            import torch.distributed as dist
+            class Slow(torch.nn.Module):
+                def __init__(self):
+                    super().__init__()
+                    self.lin = torch.nn.Linear(4, 1)
+                def forward(self, x):
+                    time.sleep(0.03)
+                    return self.lin(x)
+            dist.init_process_group("gloo", init_method="file://" + tempfile.mktemp(),
+                                    rank=0, world_size=1)
+            model = torch.nn.parallel.DistributedDataParallel(Slow())
+            opt = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(30):
+                opt.zero_grad()
+                model(torch.ones(4)).sum().backward()
+                opt.step()
+                time.sleep(0.1)
+            time.sleep(0.6)
+            print("done")
+        """, {"DT_WATCHDOG": "5", "DT_WATCHDOG_DIR": self.dir}, timeout=_ranks.TORCH_TIMEOUT)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        live = self._live_record()
+        self.assertGreaterEqual(int(live["steps"]), 29, live)
+        self.assertGreater(int(live["compute_us"]), 28000, live)
+        self.assertLess(int(live["compute_us"]), 60000, live)
+
+    def test_report_compute_time_is_what_the_report_compares(self):
+        proc, _ = _run("""
+            import time
+            import dist_train
+            assert dist_train.install_watchdog()
+            for _ in range(30):
+                time.sleep(0.04)
+                dist_train.report_compute_time(0.007)
+                dist_train.heartbeat()
+            time.sleep(0.6)
+        """, {"DT_WATCHDOG": "5", "DT_WATCHDOG_DIR": self.dir})
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        # 7 ms reported per step (a sample between the two calls: +-1 step)
+        self.assertAlmostEqual(int(self._live_record()["compute_us"]), 7000, delta=1500)
 
 
 if __name__ == "__main__":

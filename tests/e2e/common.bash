@@ -101,3 +101,21 @@ pid_of_rank() {
   done
   return 1
 }
+
+# same_weights_as_uninterrupted STEPS [sbatch args...]: job $JOB's final
+# weights (train_linear seed 7, STEPS steps, resumed after a requeue) are
+# bit for bit those of a run of the same steps never interrupted, on the
+# same shape. Submits that run (JOB changes to it).
+same_weights_as_uninterrupted() {
+  local steps=$1 resumed
+  shift
+  resumed=$(grep '^weights-hex ' "$OUT/slurm-$JOB.out")
+  write_script plain.sh <<EOS
+#!/bin/bash
+srun --dist-train $DT_REPO/build/examples/train_linear 7 $steps 0
+EOS
+  run_job "$@" plain.sh
+  [ "$JOB_STATE" = COMPLETED ]
+  [ -n "$resumed" ]
+  [ "$resumed" = "$(grep '^weights-hex ' "$OUT/slurm-$JOB.out")" ]
+}

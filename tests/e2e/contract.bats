@@ -92,7 +92,7 @@ srun true
 EOS
   run as_user sbatch --chdir="$OUT" "$OUT/job.sh"
   [ "$status" -ne 0 ]
-  [[ "$output" == *"--dist-train: unknown word 'mdoe=node' (did you mean 'mode'?); valid words: on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, cpu-share=exclusive|domain, preflight[=SECONDS|off], preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, verbose, quiet"* ]]
+  [[ "$output" == *"--dist-train: unknown word 'mdoe=node' (did you mean 'mode'?); valid words: on, off, mode=task|node, nproc=N|auto, bind=all|none|cpu+gpu+nic, cpu-share=exclusive|domain, preflight[=SECONDS|off], preflight-policy=warn|fail|requeue, watchdog=SECONDS|off, watchdog-policy=fail|requeue, node-loss=fail|requeue, verbose, quiet"* ]]
   run as_user srun -N1 --dist-train=mode=gpu true
   [ "$status" -ne 0 ]
   [[ "$output" == *"--dist-train: bad value 'gpu' for 'mode'; valid values: task or node"* ]]

@@ -63,7 +63,7 @@ deb() { ls "$DT_DEB_DIR/$1"_*.deb; }
 @test "installed: manual pages for every tool and the plugin, ldconfig knows the library" {
   apt-get install -y -qq "$DT_DEB_DIR"/*.deb >/dev/null
   ldconfig -p | grep -q 'libdist-train.so.0 '
-  for page in gen-sbatch.1 dt-run.1 dt-wire.1 dt-topo.1 dt-bench.1 dt-requeue.1 dt-preflight.1 dt-check-install.1 spank-dist-train.8; do
+  for page in gen-sbatch.1 dt-run.1 dt-wire.1 dt-topo.1 dt-bench.1 dt-requeue.1 dt-preflight.1 dt-status.1 dt-check-install.1 spank-dist-train.8; do
     f=$(dpkg -L dist-train-tools slurm-spank-dist-train | grep "/man[18]/$page.gz$")
     run bash -c "MANWIDTH=80 man --warnings -l '$f' 2>&1 >/dev/null"
     [ -z "$output" ] || { echo "$page: $output"; false; }

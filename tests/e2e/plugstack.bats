@@ -69,6 +69,33 @@ EOS
   no_node_drained
 }
 
+@test "preflight_min_*: the site's floor names nodes the step's median cannot (all as slow)" {
+  program=$(grep -o 'preflight_program=[^ ]*' "$BATS_TEST_TMPDIR/plugstack.conf.orig") ||
+    skip "the cluster's plugstack.conf names no preflight_program"
+  # No node has 100 TB/s of memory bandwidth; 0.01 GFLOP/s every node has.
+  set_args "$program" preflight=30 preflight_policy=fail \
+    preflight_min_mem_gbps=100000 preflight_min_cpu_gflops=0.01
+  write_script job.sh <<'EOS'
+#!/bin/bash
+#SBATCH --dist-train
+srun echo trained
+echo "srun rc=$?"
+EOS
+  run_job -N2 --ntasks-per-node=1 job.sh
+  cat "$OUT/slurm-$JOB.out"
+  [ "$JOB_STATE" = COMPLETED ]
+  grep -q '^dist-train: preflight: 2 of 2 nodes are bad or slow:$' "$OUT/slurm-$JOB.out"
+  for n in node1 node2; do
+    grep -Eq "^  $n: slow: memory [0-9.]+ GB/s, below the site's minimum 100000.00 \(preflight_min_mem_gbps\)$" "$OUT/slurm-$JOB.out"
+  done
+  run grep -c 'preflight_min_cpu_gflops' "$OUT/slurm-$JOB.out"
+  [ "$output" = 0 ]
+  grep -q '^srun rc=1$' "$OUT/slurm-$JOB.out"
+  run grep -q '^trained$' "$OUT/slurm-$JOB.out"
+  [ "$status" -ne 0 ]
+  no_node_drained
+}
+
 @test "topology=FILE: a DGX H100's GPUs and NICs, by the documented pairing" {
   set_args "topology=$DT_REPO/tests/fixtures/dgx-h100-8gpu.xml" bind=gpu+nic
   write_script job.sh <<'EOS'

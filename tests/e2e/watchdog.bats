@@ -51,6 +51,40 @@ EOS
   no_node_drained
 }
 
+@test "watchdog-policy=requeue: requeued without the hung rank's node, resumed from the checkpoint" {
+  # Run 0 on node[2-3] (node1 is the job's own exclusion); rank 1 on node3
+  # is stopped; run 1 must add node3 to node1 and resume.
+  write_script job.sh <<EOS
+#!/bin/bash
+export DT_CHECKPOINT_DIR=$OUT/ckpt
+echo "run \${SLURM_RESTART_COUNT:-0} on \$SLURM_JOB_NODELIST"
+srun --dist-train=watchdog=10,watchdog-policy=requeue $TRAIN 7 400 20 50
+echo "srun exit \$?"
+EOS
+  JOB=$(cd "$OUT" && as_user sbatch --parsable --chdir="$OUT" -o "$OUT/slurm-%j.out" \
+    -N2 --ntasks-per-node=1 --exclude=node1 --requeue --open-mode=append job.sh)
+  local pid=""
+  for _ in $(seq 300); do pid=$(pid_of_rank 1) && break; sleep 0.1; done
+  [ -n "$pid" ]
+  tr '\0' '\n' <"/proc/$pid/environ" | grep -qx 'SLURMD_NODENAME=node3'
+  sleep 4 # past the checkpoint of step 50
+  kill -STOP "$pid"
+  state=$(wait_job "$JOB" 120) || true
+  cat "$OUT/slurm-$JOB.out"
+  [ "$state" = COMPLETED ]
+  grep -qx 'run 0 on node\[2-3\]' "$OUT/slurm-$JOB.out"
+  grep -q "^dist-train: watchdog: rank 1 on node3 (pid $pid) did not progress: stopped" "$OUT/slurm-$JOB.out"
+  grep -qx "dist-train: watchdog: requeueing job $JOB (requeue 1 of 3) without node3" "$OUT/slurm-$JOB.out"
+  grep -qx 'run 1 on node\[2,4\]' "$OUT/slurm-$JOB.out"
+  grep -qx "dist-train: watchdog: run 2 of job $JOB (requeued 1 of at most 3 times); its ExcNodeList is node\[1,3\]" "$OUT/slurm-$JOB.out"
+  grep -q '^resumed from the checkpoint of step [1-9][0-9]*$' "$OUT/slurm-$JOB.out"
+  info=$(scontrol -o show job "$JOB")
+  [[ $info == *"Restarts=1 "* ]]
+  [[ $info == *"ExcNodeList=node[1,3] "* ]]
+  same_weights_as_uninterrupted 400 -N2 --ntasks-per-node=1
+  no_node_drained
+}
+
 @test "a job that keeps progressing is left alone" {
   write_script job.sh <<EOS
 #!/bin/bash

@@ -1,5 +1,5 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
-#include "health/node_exclusion.h"
+#include "runtime/node_exclusion.h"
 
 #include <gtest/gtest.h>
 
@@ -24,14 +24,11 @@ struct FakeSlurm {
       *nodes = excluded;
       return Result("load " + std::to_string(job));
     };
-    ops.requeue_held = [this](uint32_t job) {
-      return Result("requeue-held " + std::to_string(job));
+    ops.requeue = [this](uint32_t job) {
+      return Result("requeue " + std::to_string(job));
     };
     ops.set_excluded = [this](uint32_t job, const std::string& nodes) {
       return Result("set " + std::to_string(job) + " " + nodes);
-    };
-    ops.release = [this](uint32_t job) {
-      return Result("release " + std::to_string(job));
     };
     return ops;
   }
@@ -39,15 +36,15 @@ struct FakeSlurm {
 
 using Calls = std::vector<std::string>;
 
-TEST(NodeExclusionTest, HoldsSetsTheGrownListThenReleases) {
+TEST(NodeExclusionTest, RequeuesThenSetsTheGrownList) {
   FakeSlurm slurm;
   slurm.excluded = "node1";
   std::string excluded;
   ASSERT_TRUE(
       RequeueWithout(slurm.Ops(), 42, {"node2", "node4"}, &excluded).ok());
   EXPECT_EQ(excluded, "node[1-2,4]");
-  EXPECT_EQ(slurm.calls, (Calls{"load 42", "requeue-held 42",
-                                "set 42 node[1-2,4]", "release 42"}));
+  EXPECT_EQ(slurm.calls,
+            (Calls{"load 42", "requeue 42", "set 42 node[1-2,4]"}));
 }
 
 TEST(NodeExclusionTest, NoRequeueWhenTheJobCannotBeRead) {
@@ -69,49 +66,38 @@ TEST(NodeExclusionTest, NoRequeueForAHostThatIsNotOne) {
 
 TEST(NodeExclusionTest, RefusedRequeueChangesNothing) {
   FakeSlurm slurm;
-  slurm.fail = "requeue-held";
+  slurm.fail = "requeue";
   std::string excluded;
   Status s = RequeueWithout(slurm.Ops(), 42, {"node2"}, &excluded);
-  EXPECT_EQ(s.message(), "requeue-held refused");
-  EXPECT_EQ(slurm.calls, (Calls{"load 42", "requeue-held 42"}));
+  EXPECT_EQ(s.message(), "requeue refused");
+  EXPECT_EQ(slurm.calls, (Calls{"load 42", "requeue 42"}));
 }
 
-TEST(NodeExclusionTest, AFailedExclusionStillReleasesTheJob) {
+TEST(NodeExclusionTest, ARefusedExclusionSaysTheJobIsRequeuedWithoutIt) {
   FakeSlurm slurm;
   slurm.fail = "set";
   std::string excluded;
   Status s = RequeueWithout(slurm.Ops(), 42, {"node2"}, &excluded);
   EXPECT_EQ(s.message(),
             "set refused; job 42 is requeued without the exclusion");
-  EXPECT_EQ(slurm.calls, (Calls{"load 42", "requeue-held 42", "set 42 node2",
-                                "release 42"}));
+  EXPECT_EQ(slurm.calls, (Calls{"load 42", "requeue 42", "set 42 node2"}));
 }
 
-TEST(NodeExclusionTest, AFailedReleaseSaysHowToReleaseIt) {
+TEST(NodeExclusionTest, SignalsOfTheEndingStepWaitUntilTheExclusion) {
   FakeSlurm slurm;
-  slurm.fail = "release";
-  std::string excluded;
-  Status s = RequeueWithout(slurm.Ops(), 42, {"node2"}, &excluded);
-  EXPECT_EQ(s.message(),
-            "release refused; job 42 is requeued but held: release it with "
-            "`scontrol release 42`");
-}
-
-TEST(NodeExclusionTest, SignalsOfTheEndingStepWaitUntilTheRelease) {
-  FakeSlurm slurm;
-  bool blocked_during_release = false;
+  bool blocked_while_setting = false;
   RequeueOps ops = slurm.Ops();
-  ops.release = [&](uint32_t) {
+  ops.set_excluded = [&](uint32_t, const std::string&) {
     sigset_t now;
     sigprocmask(SIG_BLOCK, nullptr, &now);
-    blocked_during_release = sigismember(&now, SIGTERM) == 1 &&
-                             sigismember(&now, SIGHUP) == 1 &&
-                             sigismember(&now, SIGINT) == 1;
+    blocked_while_setting = sigismember(&now, SIGTERM) == 1 &&
+                            sigismember(&now, SIGHUP) == 1 &&
+                            sigismember(&now, SIGINT) == 1;
     return Status::OK();
   };
   std::string excluded;
   ASSERT_TRUE(RequeueWithout(ops, 42, {"node2"}, &excluded).ok());
-  EXPECT_TRUE(blocked_during_release);
+  EXPECT_TRUE(blocked_while_setting);
   sigset_t after;
   sigprocmask(SIG_BLOCK, nullptr, &after);
   EXPECT_EQ(sigismember(&after, SIGTERM), 0);
@@ -122,7 +108,7 @@ TEST(NodeExclusionTest, BudgetFromTheEnvironment) {
   ASSERT_TRUE(ReadRequeueBudget({{"SLURM_JOB_ID", "7"}}, &b).ok());
   EXPECT_EQ(b.job, 7u);
   EXPECT_EQ(b.restarts, 0u);
-  EXPECT_EQ(b.max, kDefaultPreflightRequeues);
+  EXPECT_EQ(b.max, kDefaultNodeRequeues);
   EXPECT_TRUE(b.left());
   ASSERT_TRUE(ReadRequeueBudget({{"SLURM_JOB_ID", "7"},
                                  {"SLURM_RESTART_COUNT", "2"},
