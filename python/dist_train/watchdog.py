@@ -59,6 +59,22 @@ def _hook_torch_optimizers():
     return True
 
 
+class _ForwardTimer:
+    """Forward hooks that note a module's forward pass as compute time.
+    Hooks, not a replaced ``module.forward``: a copy of the model
+    (``copy.deepcopy``, e.g. an EMA or a teacher) runs its own forward and
+    the model still pickles."""
+
+    def __init__(self):
+        self.start = 0
+
+    def started(self, module, inputs):
+        self.start = time.perf_counter_ns()
+
+    def ended(self, module, inputs, output):
+        _lib.lib().dt_note_compute_ns(max(0, time.perf_counter_ns() - self.start))
+
+
 def _time_ddp_forward():
     """Every DistributedDataParallel model made from now on reports the
     time of its wrapped module's forward pass as compute time (the inner
@@ -71,18 +87,10 @@ def _time_ddp_forward():
     init = DDP.__init__
     if getattr(init, "_dist_train_timed", False):
         return True
-    note = _lib.lib().dt_note_compute_ns
-
     def timed_init(self, module, *args, **kwargs):
-        forward = module.forward
-
-        def timed_forward(*fargs, **fkwargs):
-            start = time.perf_counter_ns()
-            try:
-                return forward(*fargs, **fkwargs)
-            finally:
-                note(time.perf_counter_ns() - start)
-        module.forward = timed_forward
+        timer = _ForwardTimer()
+        module.register_forward_pre_hook(timer.started)
+        module.register_forward_hook(timer.ended)
         init(self, module, *args, **kwargs)
     timed_init._dist_train_timed = True
     DDP.__init__ = timed_init

@@ -3,10 +3,12 @@ as the ranks of a job on 127.0.0.1."""
 import contextlib
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(PYTHON_DIR)
@@ -79,7 +81,8 @@ def run_ranks(code, size, extra_env=None, rank_env=None, timeout=60):
     free port, a fresh DT_JOB_TOKEN); [CompletedProcess] by rank. rank_env:
     {rank: {VAR: value}}."""
     job = dict(WORLD_SIZE=size, LOCAL_WORLD_SIZE=size, MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=free_port(), DT_JOB_TOKEN=secrets.token_hex(32), DT_TIMEOUT=30)
+               MASTER_PORT=free_port(), DT_JOB_TOKEN=secrets.token_hex(32), DT_TIMEOUT=30,
+               PYTHONFAULTHANDLER=1)
     job.update(extra_env or {})
     procs = []
     try:
@@ -90,8 +93,14 @@ def run_ranks(code, size, extra_env=None, rank_env=None, timeout=60):
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                           text=True))
         results = []
+        deadline = time.monotonic() + timeout
         for rank, proc in enumerate(procs):
-            out, err = proc.communicate(timeout=timeout)
+            try:
+                out, err = proc.communicate(timeout=max(1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                raise AssertionError("rank %d still ran after %d s; each rank's output, with the "
+                                     "Python stacks of those still running:\n%s"
+                                     % (rank, timeout, _stop_and_describe(procs))) from None
             results.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
         return results
     finally:
@@ -99,6 +108,23 @@ def run_ranks(code, size, extra_env=None, rank_env=None, timeout=60):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+
+
+def _stop_and_describe(procs):
+    """Ends the ranks still running with SIGABRT (faulthandler, on in
+    run_ranks, prints every thread's stack first); describe() of all."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGABRT)
+    results = []
+    for proc in procs:
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        results.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    return describe(results)
 
 
 def torch_available():

@@ -161,6 +161,14 @@ class WatchdogTest(unittest.TestCase):
                 opt.step()
                 time.sleep(0.1)
             time.sleep(0.6)
+            import copy, pickle
+            ema = copy.deepcopy(model.module)  # its own forward, not the model's
+            with torch.no_grad():
+                ema.lin.weight.zero_()
+                ema.lin.bias.zero_()
+            assert ema(torch.ones(4)).item() == 0.0
+            assert model.module(torch.ones(4)).item() != 0.0
+            pickle.dumps(model.module)
             print("done")
         """, {"DT_WATCHDOG": "5", "DT_WATCHDOG_DIR": self.dir}, timeout=_ranks.TORCH_TIMEOUT)
         self.assertEqual(proc.returncode, 0, proc.stderr)
