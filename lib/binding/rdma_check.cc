@@ -2,13 +2,13 @@
 #include "binding/rdma_check.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <map>
 #include <vector>
+
+#include "base/small_file.h"
 
 namespace dist_train {
 namespace {
@@ -27,17 +27,13 @@ std::vector<std::string> Entries(const std::string& dir) {
   return names;
 }
 
-// read(2), not an ifstream: the plugin links libstdc++ statically, and
-// one stream brings in its whole locale (plugin text 1.53 -> 0.76 MB).
-// The files read here are sysfs lines of a few bytes.
+// ReadSmallFile (read(2)), not an ifstream: the plugin links libstdc++
+// statically, and one stream brings in its whole locale (plugin text 1.53
+// -> 0.76 MB). The files read here are sysfs lines of a few bytes.
 std::string FirstLine(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
   char buf[256];
-  ssize_t n = read(fd, buf, sizeof(buf));
-  close(fd);
-  if (n <= 0) return "";
-  std::string text(buf, static_cast<size_t>(n));
+  if (ReadSmallFile(path.c_str(), buf, sizeof(buf)) <= 0) return "";
+  std::string text(buf);
   return text.substr(0, text.find('\n'));
 }
 

@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "relay/small_file.h"
+#include "base/small_file.h"
 #include "relay/warning_signals.h"
 
 namespace dist_train {

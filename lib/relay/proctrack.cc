@@ -2,7 +2,7 @@
 #include "relay/proctrack.h"
 
 #include "base/parse.h"
-#include "relay/small_file.h"
+#include "base/small_file.h"
 
 namespace dist_train {
 

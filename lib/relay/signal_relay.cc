@@ -24,7 +24,7 @@
 #include <cstring>
 
 #include "base/parse.h"
-#include "relay/small_file.h"
+#include "base/small_file.h"
 
 namespace dist_train {
 namespace {

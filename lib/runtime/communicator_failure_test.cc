@@ -77,18 +77,18 @@ TEST(CommunicatorTest, StrangersAreRefusedAndTheServerSurvives) {
               ? 0
               : 1);
   WaitUntilListening(port);
-  EXPECT_EQ(Intrude(port, {"test-job", ""}, 1).message(),
+  EXPECT_EQ(Intrude(port, {base.job_identity, ""}, 1).message(),
             "127.0.0.1:" + std::to_string(port) +
                 " requires the job's secret (DT_JOB_TOKEN) and we have none");
   EXPECT_EQ(
-      Intrude(port, {"test-job", std::string(64, 'f')}, 1).message(),
+      Intrude(port, {base.job_identity, std::string(64, 'f')}, 1).message(),
       "127.0.0.1:" + std::to_string(port) + " refused us: wrong job secret");
-  EXPECT_EQ(
-      Intrude(port, {"other-job", kToken}, 1).message(),
-      "127.0.0.1:" + std::to_string(port) +
-          " refused us: it belongs to job 'other-job', this is 'test-job'");
+  EXPECT_EQ(Intrude(port, {"other-job", kToken}, 1).message(),
+            "127.0.0.1:" + std::to_string(port) +
+                " refused us: it belongs to job 'other-job', this is '" +
+                base.job_identity + "'");
   std::string garbage = Poke(port, "GET / HTTP/1.0\r\n\r\n");
-  EXPECT_EQ(garbage.find("test-job"), std::string::npos)
+  EXPECT_EQ(garbage.find(base.job_identity), std::string::npos)
       << "a stranger learns nothing";
   Poke(port, std::string("\xff\xff\xff\xff", 4) +
                  std::string(100, 'x'));  // oversized frame
@@ -113,7 +113,7 @@ TEST(CommunicatorTest, RankZeroAndLiveDuplicatesAreRefusedAReconnectIsNot) {
   WaitUntilListening(port);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // rank 1 joins
   const std::string server = "127.0.0.1:" + std::to_string(port);
-  const Credentials cred{"test-job", kToken};
+  const Credentials cred{base.job_identity, kToken};
   auto intrude = [&](uint32_t rank) {
     Conn c;
     Status s = ConnectOnce("127.0.0.1", port, 1, &c);
@@ -147,7 +147,7 @@ TEST(CommunicatorTest, ARankThatJoinsAgainAfterItsConnectionDiedIsAReconnect) {
     ASSERT_TRUE(ConnectOnce("127.0.0.1", port, 1, &c).ok());
     ClientSide cs;
     JoinInfo me{1, 3, 1};
-    const Credentials cred{"test-job", kToken};
+    const Credentials cred{base.job_identity, kToken};
     ASSERT_TRUE(SendJoin(&c, cred, me, DeadlineIn(2), &cs).ok());
     ASSERT_TRUE(ReadAccept(&c, cred, me, &cs, DeadlineIn(2)).ok());
   }

@@ -93,14 +93,12 @@ class CommunicatorImpl {
   Status DataError(const Status& status);
 
   // ---- shared memory (shm_collectives.cc) ----
-  // `lines`: how many of each rank's tagged lines (ShmSegment::tag) the
-  // barrier covers, its payloads written before it.
-  Status ShmBarrier(bool patient = false, int lines = 1);
-  bool ShmBarrierDone(int lines);
+  Status ShmBarrier(bool patient = false);
+  bool ShmBarrierDone();
   uint64_t ShmArrivalsAtEpoch() const;
   void WakeSleepers();
-  Status ShmReduceInLines(const char* src, size_t count, DataType type,
-                          ReduceOp op, char* out, size_t out_lo, size_t out_hi);
+  Status ShmReduceInLine(const char* src, size_t count, DataType type,
+                         ReduceOp op, char* out, size_t out_lo, size_t out_hi);
   // Chunk by chunk through shared memory: every local rank's `src` (count
   // elements) reduced; elements [out_lo, out_hi) of the result go to `out`
   // (out[0] is element out_lo; `out` may be `src`).

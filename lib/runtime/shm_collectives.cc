@@ -179,9 +179,9 @@ Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
 
 // Waits until every rank reached the next barrier epoch; checks the
 // control connections meanwhile so a dead rank is noticed (and named) as
-// fast as on the TCP path. Each rank tags its first `lines` lines of the
-// epoch's set with the epoch (the first, its counter, last) and waits until
-// every rank's are tagged: first spinning (up to SpinPolicy::kLongSpin, no
+// fast as on the TCP path. Each rank tags its line of the epoch's set with
+// the epoch (its counter; the payload written before it) and waits until
+// every rank's is tagged: first spinning (up to SpinPolicy::kLongSpin, no
 // syscall, no write to a shared line: the common case when every rank has
 // its own core), then sleeping on the wake word, which leaves shared cores
 // to the ranks still working. A sleeper counts
@@ -190,13 +190,11 @@ Status HierarchicalAllReduce(CommunicatorImpl* comm, char* buf, size_t count,
 // sleepers only when there are any. (Its counter store comes before its
 // read of sleepers(), the sleeper's count before its second look at the
 // counters: one of the two sees the other, so no wake-up is lost.)
-Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
+Status CommunicatorImpl::ShmBarrier(bool patient) {
   if (!failure.empty()) return Status::Unavailable(failure);
   ++shm_epoch;
   const int set = static_cast<int>(shm_epoch & 1);
-  for (int line = lines - 1; line > 0; --line)
-    shm.tag(local_rank, set, line)->store(shm_epoch, std::memory_order_release);
-  shm.tag(local_rank, set, 0)->store(shm_epoch, std::memory_order_seq_cst);
+  shm.tag(local_rank, set)->store(shm_epoch, std::memory_order_seq_cst);
   if (shm_oversubscribed &&
       shm.arrivals()->fetch_add(1, std::memory_order_seq_cst) + 1 ==
           ShmArrivalsAtEpoch()) {
@@ -207,14 +205,12 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
   yield_policy.StartWait();
   const bool spin_long = !shm_oversubscribed && spin_policy.SpinLong();
   for (uint64_t spin = 0;; ++spin) {
-    if (ShmBarrierDone(lines)) {
+    if (ShmBarrierDone()) {
       if (!shm_oversubscribed) spin_policy.WaitEnded(!last_poll);
       return Status::OK();
     }
     if (shm_oversubscribed) {
-      // A look at every tag is one spin per line: the spin lasts as long
-      // with the payload lines as without.
-      if (spin * lines < kOversubscribedSpins) continue;
+      if (spin < kOversubscribedSpins) continue;
     } else if (!last_poll) {
       if (spin % 64 != 63) continue;  // the clock now and then
       Clock::time_point now = Clock::now();
@@ -250,7 +246,7 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
     }
     uint32_t seen = shm.wake()->load(std::memory_order_seq_cst);
     shm.sleepers()->fetch_add(1, std::memory_order_seq_cst);
-    bool done = ShmBarrierDone(lines);
+    bool done = ShmBarrierDone();
     if (!done) FutexWait(shm.wake(), seen);
     shm.sleepers()->fetch_sub(1, std::memory_order_seq_cst);
     if (done) {
@@ -262,14 +258,13 @@ Status CommunicatorImpl::ShmBarrier(bool patient, int lines) {
 
 // Whether every local rank reached shm_epoch; if so, with a CPU per rank,
 // wakes the sleepers (with more, the last to arrive did).
-// A rank's counter is read first (its other lines were tagged before it).
 // With a CPU per rank all tags are read each time, so a waiter's misses on
 // them overlap (2 ranks, 128-256 B: 0.70-0.92 us, 0.73-1.13 stopping at
 // the first untagged line). With more ranks than CPUs one load of the
-// arrivals count answers (each rank adds one after tagging its lines): a
+// arrivals count answers (each rank adds one after tagging its line): a
 // look at every tag, by every waiter each time it runs, made a barrier of
 // 1,024 ranks on 2 CPUs cost ~0.2 s (n^2 loads of lines being written).
-bool CommunicatorImpl::ShmBarrierDone(int lines) {
+bool CommunicatorImpl::ShmBarrierDone() {
   if (shm_oversubscribed) {
     return shm.arrivals()->load(std::memory_order_seq_cst) >=
            ShmArrivalsAtEpoch();
@@ -277,12 +272,8 @@ bool CommunicatorImpl::ShmBarrierDone(int lines) {
   const int n = static_cast<int>(local_ranks.size()),
             set = static_cast<int>(shm_epoch & 1);
   bool done = true;
-  for (int r = 0; r < n; ++r) {
-    done &= shm.tag(r, set, 0)->load(std::memory_order_seq_cst) >= shm_epoch;
-    for (int line = 1; line < lines; ++line)
-      done &=
-          shm.tag(r, set, line)->load(std::memory_order_acquire) >= shm_epoch;
-  }
+  for (int r = 0; r < n; ++r)
+    done &= shm.tag(r, set)->load(std::memory_order_seq_cst) >= shm_epoch;
   if (done) WakeSleepers();
   return done;
 }
@@ -312,8 +303,8 @@ Status CommunicatorImpl::ShmReduceSmall(const char* src, size_t count,
                                         DataType type, ReduceOp op, char* out,
                                         size_t out_lo, size_t out_hi) {
   const size_t elem_size = DataTypeSize(type);
-  if (count * elem_size <= ShmSegment::kLines * ShmSegment::kLinePayload)
-    return ShmReduceInLines(src, count, type, op, out, out_lo, out_hi);
+  if (count * elem_size <= ShmSegment::kLinePayload)
+    return ShmReduceInLine(src, count, type, op, out, out_lo, out_hi);
   const int n = static_cast<int>(local_ranks.size());
   const int set = shm_set;
   shm_set ^= 1;
@@ -327,37 +318,25 @@ Status CommunicatorImpl::ShmReduceSmall(const char* src, size_t count,
   return Status::OK();
 }
 
-// The smallest vectors (up to kLines lines' payloads, shm_segment.h says
-// why one) travel in the
-// barrier's own tagged lines: a waiting rank has every rank's vector once
-// it sees the barrier complete. The lines of the barrier's epoch are
-// written again two epochs later, when every rank is done with them.
-// Element sizes (1-8 bytes) divide kLinePayload: no element spans lines.
-Status CommunicatorImpl::ShmReduceInLines(const char* src, size_t count,
-                                          DataType type, ReduceOp op, char* out,
-                                          size_t out_lo, size_t out_hi) {
-  constexpr size_t kPayload = ShmSegment::kLinePayload;
-  const size_t elem_size = DataTypeSize(type), bytes = count * elem_size;
-  const size_t per_line = kPayload / elem_size;
+// The smallest vectors (up to kLinePayload bytes, shm_segment.h says why
+// no more) travel in the barrier's own tagged line: a waiting rank has
+// every rank's vector once it sees the barrier complete. The line of the
+// barrier's epoch is written again two epochs later, when every rank is
+// done with it.
+Status CommunicatorImpl::ShmReduceInLine(const char* src, size_t count,
+                                         DataType type, ReduceOp op, char* out,
+                                         size_t out_lo, size_t out_hi) {
+  const size_t elem_size = DataTypeSize(type);
   const int n = static_cast<int>(local_ranks.size());
-  const int lines = static_cast<int>((bytes + kPayload - 1) / kPayload);
   const int set = static_cast<int>((shm_epoch + 1) & 1);  // the barrier's
-  for (int line = 0; line < lines; ++line) {
-    std::memcpy(shm.line_payload(local_rank, set, line), src + line * kPayload,
-                std::min(kPayload, bytes - line * kPayload));
-  }
-  DT_RETURN_IF_ERROR(ShmBarrier(false, lines));
+  std::memcpy(shm.line_payload(local_rank, set), src, count * elem_size);
+  DT_RETURN_IF_ERROR(ShmBarrier());
   out_hi = std::min(out_hi, count);
-  for (size_t lo = out_lo; lo < out_hi;) {
-    const int line = static_cast<int>(lo / per_line);
-    const size_t hi = std::min(out_hi, (line + 1) * per_line),
-                 offset = (lo - line * per_line) * elem_size;
-    ReduceInOrder(
-        out + (lo - out_lo) * elem_size, n,
-        [&](int r) { return shm.line_payload(r, set, line) + offset; }, hi - lo,
-        type, op);
-    lo = hi;
-  }
+  if (out_hi <= out_lo) return Status::OK();
+  const size_t offset = out_lo * elem_size;
+  ReduceInOrder(
+      out, n, [&](int r) { return shm.line_payload(r, set) + offset; },
+      out_hi - out_lo, type, op);
   return Status::OK();
 }
 

@@ -17,9 +17,7 @@ namespace dist_train {
 namespace {
 constexpr size_t kLine = 64;
 
-size_t LineBytes(int ranks) {
-  return kLine * (2 * ShmSegment::kLines * ranks + 1);
-}
+size_t LineBytes(int ranks) { return kLine * (2 * ranks + 1); }
 }  // namespace
 
 size_t ShmSegment::Bytes(int ranks, size_t chunk) {
@@ -114,13 +112,13 @@ void ShmSegment::Unlink() {
   name_.clear();
 }
 
-std::atomic<uint64_t>* ShmSegment::tag(int rank, int set, int line) const {
-  return reinterpret_cast<std::atomic<uint64_t>*>(
-      base_ + kLine * ((rank * 2 + set) * kLines + line));
+std::atomic<uint64_t>* ShmSegment::tag(int rank, int set) const {
+  return reinterpret_cast<std::atomic<uint64_t>*>(base_ +
+                                                  kLine * (rank * 2 + set));
 }
-char* ShmSegment::line_payload(int rank, int set, int line) const {
+char* ShmSegment::line_payload(int rank, int set) const {
   static_assert(sizeof(uint64_t) + kLinePayload == kLine);
-  return reinterpret_cast<char*>(tag(rank, set, line) + 1);
+  return reinterpret_cast<char*>(tag(rank, set) + 1);
 }
 std::atomic<uint32_t>* ShmSegment::wake() const {
   return reinterpret_cast<std::atomic<uint32_t>*>(base_ + LineBytes(ranks_) -

@@ -4,12 +4,11 @@
 // under a random name (mode 0600), the others open it, and rank 0 unlinks
 // the name as soon as everyone has it mapped, so nothing is left behind even
 // after kill -9. Layout: per rank, two sets (barrier epochs alternate) of
-// kLines cache lines, each a tag (an epoch) and kLinePayload bytes: the
-// first tag is the rank's barrier counter, the payloads carry the smallest
-// vectors; then one line for the wake-up word (a futex the last rank at a
-// barrier bumps), the count of its sleepers and the count of arrivals at
-// barriers (with more ranks than CPUs), then two sets of (one slot
-// per rank + one result area), `chunk` bytes each.
+// one cache line, a tag (the rank's barrier counter: an epoch) and
+// kLinePayload bytes that carry the smallest vectors; then one line for the
+// wake-up word (a futex the last rank at a barrier bumps), the count of its
+// sleepers and the count of arrivals at barriers (with more ranks than CPUs),
+// then two sets of (one slot per rank + one result area), `chunk` bytes each.
 
 #ifndef DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
 #define DIST_TRAIN_LIB_RUNTIME_SHM_SEGMENT_H_
@@ -45,18 +44,17 @@ class ShmSegment {
   void Unlink();  // rank 0, once every rank mapped it
   void Reset();   // unmap
 
-  // Line `line` of `rank`'s lines for barrier epochs of parity `set`: its
-  // tag (line 0's is the barrier counter) and payload. A rank waiting at a
-  // barrier reads every tag of the lines in use, so the payloads arrive
-  // with the barrier, in one round of cache misses, not two. One line:
-  // vectors of 2-5 lines were slower this way than through the slots
-  // (2 ranks, 128 B: 0.26-0.43 us against 0.17-0.18 us; 64 B 0.19-0.21
-  // against 0.17-0.19), while up to 56 B one line beats a slot (4-16 B:
-  // 0.15 us against 0.17 us; medians of 7 interleaved dt-bench runs).
-  static constexpr int kLines = 1;
+  // `rank`'s line for barrier epochs of parity `set`: its tag (the barrier
+  // counter) and payload. A rank waiting at a barrier reads every tag, so
+  // the payloads arrive with the barrier, in one round of cache misses,
+  // not two. One line: vectors of 2-5 tagged lines were slower this way
+  // than through the slots (2 ranks, 128 B: 0.26-0.43 us against 0.17-0.18
+  // us; 64 B 0.19-0.21 against 0.17-0.19), while up to 56 B one line beats
+  // a slot (4-16 B: 0.15 us against 0.17 us; medians of 7 interleaved
+  // dt-bench runs).
   static constexpr size_t kLinePayload = 56;
-  std::atomic<uint64_t>* tag(int rank, int set, int line) const;
-  char* line_payload(int rank, int set, int line) const;
+  std::atomic<uint64_t>* tag(int rank, int set) const;
+  char* line_payload(int rank, int set) const;
   std::atomic<uint32_t>* wake() const;
   // How many ranks sleep on wake() (same cache line): the last rank at a
   // barrier makes the wake-up syscall only when someone sleeps.

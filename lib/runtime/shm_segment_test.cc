@@ -48,7 +48,7 @@ TEST(ShmSegmentTest, EveryLineSlotAndWordHasItsOwnBytes) {
   // Every byte written once, by whichever part owns it; a second owner
   // (two parts overlapping) or a part outside the segment fails.
   std::vector<int> owner(ShmSegment::Bytes(ranks, chunk), -1);
-  const char* base = reinterpret_cast<char*>(seg.tag(0, 0, 0));  // first
+  const char* base = reinterpret_cast<char*>(seg.tag(0, 0));  // first
   int part = 0;
   auto claim = [&](const void* p, size_t len) {
     size_t at = static_cast<const char*>(p) - base;
@@ -61,12 +61,10 @@ TEST(ShmSegmentTest, EveryLineSlotAndWordHasItsOwnBytes) {
   };
   for (int r = 0; r < ranks; ++r) {
     for (int set = 0; set < 2; ++set) {
-      for (int line = 0; line < ShmSegment::kLines; ++line) {
-        std::atomic<uint64_t>* tag = seg.tag(r, set, line);
-        EXPECT_EQ(reinterpret_cast<uintptr_t>(tag) % 64, 0u);  // own line
-        claim(tag, sizeof(*tag));
-        claim(seg.line_payload(r, set, line), ShmSegment::kLinePayload);
-      }
+      std::atomic<uint64_t>* tag = seg.tag(r, set);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(tag) % 64, 0u);  // own line
+      claim(tag, sizeof(*tag));
+      claim(seg.line_payload(r, set), ShmSegment::kLinePayload);
       claim(seg.slot(set, r), chunk);
     }
   }

@@ -1,11 +1,14 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
 // Test helpers: run one forked process per rank on this machine. A child
-// reports failure through its exit code and stderr.
+// reports failure through its exit code and stderr. Each test's ranks get
+// their own job identity, so a stray rank of an earlier test (or of another
+// test process) that finds a reused port is refused, not joined.
 
 #ifndef DIST_TRAIN_LIB_TESTING_TESTING_RANKS_H_
 #define DIST_TRAIN_LIB_TESTING_TESTING_RANKS_H_
 
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -48,12 +51,21 @@ inline int FreePort() {
   return ntohs(a.sin_port);
 }
 
+// "test:PID:Suite.Name" of the running test.
+inline std::string TestIdentity() {
+  const ::testing::TestInfo* t =
+      ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name =
+      t ? std::string(t->test_suite_name()) + "." + t->name() : "none";
+  return "test:" + std::to_string(getpid()) + ":" + name;
+}
+
 inline Options Base(int n, int port) {
   Options o;
   o.world_size = n;
   o.master_addr = "127.0.0.1";
   o.master_port = port;
-  o.job_identity = "test-job";
+  o.job_identity = TestIdentity();
   o.job_token = kToken;
   o.timeout_seconds = 20;
   return o;

@@ -4,10 +4,10 @@
 // allocation, no stream (the first ifstream in a process forked from
 // slurmstepd builds libstdc++'s whole classic locale, ~30 copy-on-write
 // faults). The relay reads /proc with it after its fork; ResolveProctrack
-// in every task.
+// in every task; the RDMA check reads sysfs with it in the plugin.
 
-#ifndef DIST_TRAIN_LIB_RELAY_SMALL_FILE_H_
-#define DIST_TRAIN_LIB_RELAY_SMALL_FILE_H_
+#ifndef DIST_TRAIN_LIB_BASE_SMALL_FILE_H_
+#define DIST_TRAIN_LIB_BASE_SMALL_FILE_H_
 
 #include <sys/types.h>
 
@@ -21,4 +21,4 @@ ssize_t ReadSmallFile(const char* path, char* buf, size_t cap);
 
 }  // namespace dist_train
 
-#endif  // DIST_TRAIN_LIB_RELAY_SMALL_FILE_H_
+#endif  // DIST_TRAIN_LIB_BASE_SMALL_FILE_H_

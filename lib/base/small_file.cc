@@ -1,5 +1,5 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
-#include "relay/small_file.h"
+#include "base/small_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
