@@ -100,7 +100,10 @@ int main(int argc, char** argv) {
       "dt-status: the live per-rank table of a running dist-train job "
       "(steps run with --dist-train=watchdog=SECONDS)"};
   app.set_version_flag("--version", DT_VERSION);
-  app.add_option("job", a.job, "JOBID, or JOBID.STEP (default: its last step)")
+  app.add_option(
+         "job", a.job,
+         "JOBID, or JOBID.STEP (JOBID.STEP.rN: of the job's Nth requeued "
+         "run; default: the last run's last step)")
       ->required();
   app.add_option("--dir", a.dir,
                  "where the job's watchdog directories are (its "

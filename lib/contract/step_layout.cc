@@ -69,11 +69,17 @@ Status CheckBlocks(const EnvMap& env, const PlaceVars& v, const StepLayout& l) {
   return Status::OK();
 }
 
-// Workers of a per-node launcher: RANK is set and is not the Slurm task's.
+// Workers of a per-node launcher: RANK is set and is not the Slurm task's,
+// or (rank 0, whose RANK and SLURM_PROCID are both 0) there are more
+// workers than the step has tasks.
 bool LauncherWorker(const EnvMap& env) {
   const std::string* rank = EnvFind(env, "RANK");
   const std::string* task = EnvFind(env, "SLURM_PROCID");
-  return rank != nullptr && (task == nullptr || *task != *rank);
+  const std::string* world = EnvFind(env, "WORLD_SIZE");
+  const std::string* tasks = EnvFind(env, "SLURM_STEP_NUM_TASKS");
+  return rank != nullptr &&
+         (task == nullptr || *task != *rank ||
+          (world != nullptr && tasks != nullptr && *world != *tasks));
 }
 
 // A per-node launcher starts LOCAL_WORLD_SIZE workers on every node.

@@ -4,7 +4,8 @@
 // environment: SLURM_STEP_NODELIST (through libslurm's hostlist), and
 // SLURM_STEP_TASKS_PER_NODE ("2(x3),1") when every rank is a Slurm task,
 // or LOCAL_WORLD_SIZE on every node for the workers of a per-node launcher
-// (torchrun, dt-run: RANK set and not SLURM_PROCID). Ranks are laid out in
+// (torchrun, dt-run: RANK set and not SLURM_PROCID, or WORLD_SIZE not
+// SLURM_STEP_NUM_TASKS). Ranks are laid out in
 // blocks (the default distribution, and the torchrun contract's: RANK =
 // node's first rank + LOCAL_RANK); a step laid out otherwise (e.g.
 // srun -m cyclic) is detected from the rank's own place (SLURM_PROCID,

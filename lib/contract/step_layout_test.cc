@@ -93,6 +93,23 @@ TEST(StepLayoutTest, ALaunchersWorkersAreLocalWorldSizeToANode) {
             "LOCAL_WORLD_SIZE=0 is not a number of workers");
 }
 
+// Rank 0 of a launcher has RANK=0 like its Slurm task: the world size
+// tells (12 workers, 3 tasks), not the rank.
+TEST(StepLayoutTest, ALaunchersRankZeroIsAWorkerToo) {
+  EnvMap env = Worker("0");
+  env["SLURM_PROCID"] = env["SLURM_NODEID"] = env["NODE_RANK"] = "0";
+  env["LOCAL_RANK"] = "0";
+  env["WORLD_SIZE"] = "12";
+  env["SLURM_STEP_NUM_TASKS"] = "3";
+  StepLayout l;
+  ASSERT_TRUE(ReadStepLayout(env, &l).ok());
+  EXPECT_EQ(l.tasks, (std::vector<uint32_t>{4, 4, 4}));
+  EXPECT_EQ(l.HostOf(4), "node3");
+  env["WORLD_SIZE"] = "3";  // one worker per task: the tasks' layout
+  ASSERT_TRUE(ReadStepLayout(env, &l).ok());
+  EXPECT_EQ(l.tasks, (std::vector<uint32_t>{1, 1, 1}));
+}
+
 TEST(StepLayoutTest, MissingAndDisagreeingVariablesAreNamed) {
   StepLayout l;
   EnvMap env = Task("0", "0", "0");

@@ -24,13 +24,31 @@ std::string StepDirPrefix(const std::string& job) {
   return "dist-train-watchdog-" + job + ".";
 }
 
-// Numbered steps first, in order; then the others ("batch") by name.
+// A step directory's suffix, "STEP" or "STEP.rN" (the Nth requeued run):
+// runs in order, in each the numbered steps in order, then the others
+// ("batch") by name.
+struct StepKey {
+  uint64_t run = 0, step = 0;
+  bool numbered = false;
+  std::string name;
+};
+
+StepKey KeyOf(const std::string& suffix) {
+  StepKey k;
+  k.name = suffix;
+  size_t r = suffix.rfind(".r");
+  if (r != std::string::npos &&
+      ParseUint(suffix.substr(r + 2), 1, UINT32_MAX, &k.run))
+    k.name = suffix.substr(0, r);
+  k.numbered = ParseUint(k.name, 0, UINT32_MAX, &k.step);
+  return k;
+}
+
 bool StepBefore(const std::string& a, const std::string& b) {
-  uint64_t x, y;
-  bool na = ParseUint(a, 0, UINT32_MAX, &x),
-       nb = ParseUint(b, 0, UINT32_MAX, &y);
-  if (na != nb) return na;
-  return na ? x < y : a < b;
+  StepKey x = KeyOf(a), y = KeyOf(b);
+  if (x.run != y.run) return x.run < y.run;
+  if (x.numbered != y.numbered) return x.numbered;
+  return x.numbered ? x.step < y.step : x.name < y.name;
 }
 
 // A file of ours in the step directory; "" and OK when there is none.
@@ -98,7 +116,7 @@ Status FindStepDirs(const std::string& base, const std::string& job,
                     std::vector<std::string>* names) {
   names->clear();
   DIR* d = opendir(base.c_str());
-  if (d == nullptr) return Errno("dt-status: directory " + base);
+  if (d == nullptr) return Errno("directory " + base);
   std::string prefix = StepDirPrefix(job);
   std::vector<std::string> steps;
   while (dirent* e = readdir(d)) {
@@ -123,8 +141,8 @@ Status ReadStepStatus(const std::string& base, const std::string& name,
                       StepStatus* out) {
   *out = StepStatus{};
   out->dir = base + "/" + name;
-  size_t dot = name.rfind('.');
   const std::string prefix = "dist-train-watchdog-";
+  size_t dot = name.find('.', prefix.size());  // job ids have no dot
   if (name.compare(0, prefix.size(), prefix) == 0 && dot != std::string::npos &&
       dot > prefix.size()) {
     out->job = name.substr(prefix.size(), dot - prefix.size());
@@ -132,10 +150,10 @@ Status ReadStepStatus(const std::string& base, const std::string& name,
   }
   Fd base_fd, fd;
   base_fd.Reset(open(base.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (base_fd.get() < 0) return Errno("dt-status: directory " + base);
+  if (base_fd.get() < 0) return Errno("directory " + base);
   DT_RETURN_IF_ERROR(OpenOwnDirectory(base_fd.get(), name, out->dir, &fd));
   DIR* d = fdopendir(dup(fd.get()));
-  if (d == nullptr) return Errno("dt-status: " + out->dir);
+  if (d == nullptr) return Errno(out->dir);
   std::vector<std::string> live;
   while (dirent* e = readdir(d))
     if (IsLiveName(e->d_name)) live.push_back(e->d_name);

@@ -49,14 +49,17 @@ class StepStatusTest : public ::testing::Test {
 };
 
 TEST_F(StepStatusTest, FindsTheJobsStepsInOrder) {
-  for (const char* s : {"10", "2", "batch"})
+  for (const char* s : {"10", "0.r10", "2", "batch", "0.r9", "1.r9"})
     MakeStep("dist-train-watchdog-42." + std::string(s));
   MakeStep("dist-train-watchdog-420.0");
   std::vector<std::string> names;
   ASSERT_TRUE(FindStepDirs(base_, "42", &names).ok());
-  EXPECT_EQ(names, (std::vector<std::string>{"dist-train-watchdog-42.2",
-                                             "dist-train-watchdog-42.10",
-                                             "dist-train-watchdog-42.batch"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "dist-train-watchdog-42.2", "dist-train-watchdog-42.10",
+                "dist-train-watchdog-42.batch", "dist-train-watchdog-42.0.r9",
+                "dist-train-watchdog-42.1.r9", "dist-train-watchdog-42.0.r10"}))
+      << "runs in order, the last run's last step last";
   Status s = FindStepDirs(base_, "7", &names);
   EXPECT_EQ(s.code(), Status::Code::kNotFound);
   EXPECT_NE(s.message().find("--dist-train=watchdog=SECONDS"),
@@ -104,8 +107,9 @@ TEST_F(StepStatusTest, ShowsEveryRankWithItsFlags) {
   EXPECT_DOUBLE_EQ(j["ranks"][2]["compute_ms"].get<double>(), 24.1);
 }
 
+// Step 1 of the job's second requeued run (SLURM_RESTART_COUNT=2).
 TEST_F(StepStatusTest, AHangSummaryFlagsTheRanksItNames) {
-  std::string dir = MakeStep("dist-train-watchdog-5.1");
+  std::string dir = MakeStep("dist-train-watchdog-5.1.r2");
   Write(dir + "/rank-0.live", EncodeLiveRecord(Live(0, -1)));
   Write(dir + "/rank-1.live", EncodeLiveRecord(Live(1, -1)));
   Write(dir + "/summary.txt",
@@ -113,8 +117,10 @@ TEST_F(StepStatusTest, AHangSummaryFlagsTheRanksItNames) {
         "dist-train: watchdog: rank 1 on node2 (pid 801) did not progress: "
         "stopped\n");
   StepStatus st;
-  ASSERT_TRUE(ReadStepStatus(base_, "dist-train-watchdog-5.1", &st).ok());
+  ASSERT_TRUE(ReadStepStatus(base_, "dist-train-watchdog-5.1.r2", &st).ok());
   nlohmann::json j = nlohmann::json::parse(FormatStatusJson(st, 1000));
+  EXPECT_EQ(j["job"], "5");
+  EXPECT_EQ(j["step"], "1.r2");
   EXPECT_EQ(j["ranks"][0]["hung"], false);
   EXPECT_EQ(j["ranks"][1]["hung"], true);
   EXPECT_TRUE(j["ranks"][1]["compute_ms"].is_null());

@@ -192,7 +192,8 @@ std::string TempName(const std::string& name) {
 }
 
 Status WriteAtomically(int dir_fd, const std::string& dir,
-                       const std::string& name, const std::string& bytes) {
+                       const std::string& name, const std::string& bytes,
+                       bool durable) {
   const std::string tmp = TempName(name);
   const std::string tmp_path = dir + "/" + tmp;
   Fd fd;
@@ -200,14 +201,14 @@ Status WriteAtomically(int dir_fd, const std::string& dir,
                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0) return Errno("create " + tmp_path);
   Status s = WriteAll(fd.get(), bytes, tmp_path);
-  if (s.ok() && fsync(fd.get()) != 0) s = Errno("fsync " + tmp_path);
+  if (s.ok() && durable && fsync(fd.get()) != 0) s = Errno("fsync " + tmp_path);
   if (s.ok() && renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0)
     s = Errno("rename " + tmp_path);
   if (!s.ok()) {
     unlinkat(dir_fd, tmp.c_str(), 0);
     return s;
   }
-  return fsync(dir_fd) == 0 ? Status::OK() : Errno("fsync " + dir);
+  return !durable || fsync(dir_fd) == 0 ? Status::OK() : Errno("fsync " + dir);
 }
 
 Status MakeStepDir(const std::string& dir, uint64_t step, StepDir* out) {

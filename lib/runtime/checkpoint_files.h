@@ -71,9 +71,13 @@ std::string TempName(const std::string& name);
 
 // A new temp file (O_EXCL | O_NOFOLLOW, TempName, mode 0600), fsync,
 // rename over `name`, fsync the directory: a planted symlink or file is
-// never written through, only replaced.
+// never written through, only replaced. `durable` false leaves out both
+// fsyncs: for status a process rewrites every fraction of a second (the
+// watchdog's live records, often on shared storage), where a crash may
+// lose the last one but readers still never see half a file.
 Status WriteAtomically(int dir_fd, const std::string& dir,
-                       const std::string& name, const std::string& bytes);
+                       const std::string& name, const std::string& bytes,
+                       bool durable = true);
 
 // A checkpoint directory and one step directory in it, both checked.
 struct StepDir {

@@ -115,6 +115,11 @@ void CommunicatorImpl::AfterLoss() {
   const EnvMap env = ProcessEnv();
   StepLayout layout;
   Status known = ReadStepLayout(env, &layout);
+  if (known.ok()) {
+    std::vector<std::string> address_hosts;
+    for (const std::string& a : addr) address_hosts.push_back(HostOf(a));
+    known = CheckLayoutAgainstAddresses(layout, address_hosts);
+  }
   if (!known.ok()) {
     say(std::string(kNodeLossPrefix) +
         "not requeued: the lost ranks' nodes are not known: " +

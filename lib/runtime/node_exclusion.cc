@@ -13,24 +13,44 @@
 namespace dist_train {
 namespace {
 
+constexpr int kTerminations[] = {SIGTERM, SIGINT, SIGHUP};
+volatile sig_atomic_t g_deferred_signal = 0;
+
+extern "C" void DeferTermination(int sig) { g_deferred_signal = sig; }
+
 // Holds SIGTERM, SIGINT and SIGHUP for its lifetime: the requeue makes
-// Slurm signal this step, and the exclusion must follow it.
+// Slurm signal this step, and the exclusion must follow it. Blocked in
+// this thread, and caught (noted) in the process's others, whose masks
+// this thread cannot change; at the end the old handlers come back, and a
+// signal that came meanwhile is delivered to them.
 class TerminationDeferred {
  public:
   TerminationDeferred() {
+    g_deferred_signal = 0;
+    struct sigaction note {};
+    note.sa_handler = DeferTermination;
+    sigemptyset(&note.sa_mask);
+    note.sa_flags = SA_RESTART;
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGHUP);
-    sigprocmask(SIG_BLOCK, &set, &old_);
+    for (size_t i = 0; i < 3; ++i) {
+      sigaddset(&set, kTerminations[i]);
+      sigaction(kTerminations[i], &note, &old_[i]);
+    }
+    sigprocmask(SIG_BLOCK, &set, &old_mask_);
   }
-  ~TerminationDeferred() { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+  ~TerminationDeferred() {
+    for (size_t i = 0; i < 3; ++i)
+      sigaction(kTerminations[i], &old_[i], nullptr);
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);  // pending ones: now
+    if (g_deferred_signal != 0) raise(g_deferred_signal);
+  }
   TerminationDeferred(const TerminationDeferred&) = delete;
   TerminationDeferred& operator=(const TerminationDeferred&) = delete;
 
  private:
-  sigset_t old_;
+  struct sigaction old_[3];
+  sigset_t old_mask_;
 };
 
 }  // namespace

@@ -2,6 +2,12 @@
 #include "runtime/node_exclusion.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 namespace dist_train {
 namespace {
@@ -101,6 +107,50 @@ TEST(NodeExclusionTest, SignalsOfTheEndingStepWaitUntilTheExclusion) {
   sigset_t after;
   sigprocmask(SIG_BLOCK, nullptr, &after);
   EXPECT_EQ(sigismember(&after, SIGTERM), 0);
+}
+
+// The worker has other threads (NCCL's, Python's) whose masks the requeue
+// cannot block: a SIGTERM that one of them takes still waits until the
+// exclusion is set, then ends the process as it would have.
+TEST(NodeExclusionTest, ASignalTakenByAnotherThreadWaitsTooThenArrives) {
+  int p[2];
+  ASSERT_EQ(pipe(p), 0);
+  pid_t child = fork();
+  if (child == 0) {
+    close(p[0]);
+    std::atomic<bool> go{false};
+    std::thread other([&] {  // started before: SIGTERM not blocked here
+      while (!go) std::this_thread::yield();
+      kill(getpid(), SIGTERM);
+    });
+    RequeueOps ops;
+    ops.load_excluded = [](uint32_t, std::string* nodes) {
+      return nodes->clear(), Status::OK();
+    };
+    ops.requeue = [&](uint32_t) {
+      go = true;
+      other.join();  // the signal has come, to whichever thread
+      return Status::OK();
+    };
+    ops.set_excluded = [&](uint32_t, const std::string& nodes) {
+      return write(p[1], nodes.data(), nodes.size()) > 0
+                 ? Status::OK()
+                 : Status::IOError("write");
+    };
+    std::string excluded;
+    Status s = RequeueWithout(ops, 42, {"node2"}, &excluded);
+    _exit(s.ok() ? 3 : 4);  // not reached: the SIGTERM ends it first
+  }
+  close(p[1]);
+  char buf[16] = "";
+  ssize_t n = read(p[0], buf, sizeof(buf) - 1);
+  close(p[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_EQ(std::string(buf, n > 0 ? n : 0), "node2")
+      << "the exclusion was set before the signal ended the process";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM)
+      << "status " << status;
 }
 
 TEST(NodeExclusionTest, BudgetFromTheEnvironment) {

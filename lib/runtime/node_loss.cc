@@ -2,7 +2,9 @@
 #include "runtime/node_loss.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "base/parse.h"
 
@@ -54,6 +56,39 @@ NodeLossVerdict JudgeNodeLoss(const StepLayout& layout,
     v.requeue = true;
   }
   return v;
+}
+
+Status CheckLayoutAgainstAddresses(
+    const StepLayout& layout, const std::vector<std::string>& address_hosts) {
+  uint64_t covered = 0;
+  for (uint32_t t : layout.tasks) covered += t;
+  if (covered != address_hosts.size()) {
+    return Status::InvalidArgument(
+        "the step's layout has " + std::to_string(covered) +
+        " ranks, the job " + std::to_string(address_hosts.size()));
+  }
+  std::map<std::string, std::pair<std::string, uint32_t>> by_node, by_address;
+  for (uint32_t r = 0; r < address_hosts.size(); ++r) {
+    const std::string node = layout.HostOf(r), &address = address_hosts[r];
+    auto [n, new_node] = by_node.emplace(node, std::make_pair(address, r));
+    auto [a, new_address] =
+        by_address.emplace(address, std::make_pair(node, r));
+    if (!new_node && n->second.first != address) {
+      return Status::InvalidArgument(
+          "rank " + std::to_string(r) + " would be on " + node + " with rank " +
+          std::to_string(n->second.second) + ", but its address is " + address +
+          ", not " + n->second.first +
+          ": the ranks are not laid out in blocks");
+    }
+    if (!new_address && a->second.first != node) {
+      return Status::InvalidArgument(
+          "rank " + std::to_string(r) + " would be on " + node +
+          ", but its address " + address + " is rank " +
+          std::to_string(a->second.second) + "'s, on " + a->second.first +
+          ": the ranks are not laid out in blocks");
+    }
+  }
+  return Status::OK();
 }
 
 std::string LostNodesText(const StepLayout& layout,

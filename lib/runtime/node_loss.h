@@ -45,6 +45,14 @@ struct NodeLossVerdict {
 NodeLossVerdict JudgeNodeLoss(const StepLayout& layout,
                               const std::vector<int>& lost_ranks);
 
+// Whether `layout` groups the ranks into nodes the way their addresses do
+// (`address_hosts[r]`: the host part of rank r's data address, which the
+// ranks of one machine share): the layout comes from the environment and
+// assumes blocks, so a step laid out otherwise would exclude good nodes.
+// The error names the first rank where the two disagree.
+Status CheckLayoutAgainstAddresses(
+    const StepLayout& layout, const std::vector<std::string>& address_hosts);
+
 // "node3 (ranks 2, 3)" per lost host, joined by ", ".
 std::string LostNodesText(const StepLayout& layout,
                           const std::vector<int>& lost_ranks);

@@ -52,6 +52,28 @@ TEST(NodeLossTest, RankZerosOwnNodeAndUnknownRanksExcludeNothing) {
   EXPECT_EQ(v.why_not, "no node but rank 0's own lost its ranks");
 }
 
+// The layout is the environment's guess (blocks); the ranks' addresses say
+// which ranks share a machine. Where they disagree nothing is excluded.
+TEST(NodeLossTest, TheLayoutMustGroupRanksAsTheirAddressesDo) {
+  const std::vector<std::string> blocks = {"10.0.0.1", "10.0.0.1", "10.0.0.2",
+                                           "10.0.0.2", "10.0.0.3", "10.0.0.3"};
+  EXPECT_TRUE(CheckLayoutAgainstAddresses(Layout(), blocks).ok());
+  const std::vector<std::string> cyclic = {"10.0.0.1", "10.0.0.2", "10.0.0.3",
+                                           "10.0.0.1", "10.0.0.2", "10.0.0.3"};
+  EXPECT_EQ(CheckLayoutAgainstAddresses(Layout(), cyclic).message(),
+            "rank 1 would be on node1 with rank 0, but its address is "
+            "10.0.0.2, not 10.0.0.1: the ranks are not laid out in blocks");
+  // One rank per node by the layout, two ranks per machine by address.
+  StepLayout per_task;
+  per_task.hosts = {"node1", "node2", "node3", "node4", "node5", "node6"};
+  per_task.tasks.assign(6, 1);
+  EXPECT_EQ(CheckLayoutAgainstAddresses(per_task, blocks).message(),
+            "rank 1 would be on node2, but its address 10.0.0.1 is rank 0's, "
+            "on node1: the ranks are not laid out in blocks");
+  EXPECT_EQ(CheckLayoutAgainstAddresses(Layout(2), blocks).message(),
+            "the step's layout has 4 ranks, the job 6");
+}
+
 TEST(NodeLossTest, ThePolicyIsFailOrRequeueAndNothingElse) {
   bool requeue = true;
   ASSERT_TRUE(ReadNodeLossPolicy({}, &requeue).ok());

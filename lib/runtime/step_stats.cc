@@ -133,9 +133,11 @@ std::string StragglerTracker::Update(const std::vector<LiveRecord>& records) {
                 r.compute_ms - median >= options_.min_ms;
     st.over = over ? st.over + 1 : 0;
     st.under = over ? 0 : st.under + 1;
-    double pct = median > 0 ? (r.compute_ms / median - 1) * 100 : 0;
-    std::string figures = Ms(r.compute_ms) + " ms of compute per step, " +
-                          std::to_string(static_cast<int>(pct + 0.5)) +
+    // %.0f, not a cast to int: a record's figures may be absurd.
+    char pct[32];
+    snprintf(pct, sizeof(pct), "%.0f",
+             median > 0 ? (r.compute_ms / median - 1) * 100 : 0.0);
+    std::string figures = Ms(r.compute_ms) + " ms of compute per step, " + pct +
                           " % over the other ranks' median of " + Ms(median) +
                           " ms";
     if (!named_.count(r.rank) && st.over >= options_.windows) {

@@ -32,9 +32,11 @@ StepTimer::StepTimer(const WatchdogOptions& options, pid_t worker,
 void StepTimer::Publish(const ProgressSnapshot& now, double idle, bool ended) {
   TimingSample sample = SampleTiming(*record_);
   StepWindow window;
-  if (window_start_.steps == 0) {
-    window_start_ = sample;  // the first window starts after a step: not
-                             // the start-up (rendezvous, first loads)
+  if (window_start_.steps == 0 || sample.steps < window_start_.steps) {
+    // The first window starts after a step: not the start-up (rendezvous,
+    // first loads). Steps count collectives until the first heartbeat,
+    // heartbeats from then on: the count may fall, and starts again.
+    window_start_ = sample;
   } else if (MeasureWindow(window_start_, sample, options_.window_steps,
                            &window)) {
     window_start_ = sample;
@@ -48,7 +50,7 @@ void StepTimer::Publish(const ProgressSnapshot& now, double idle, bool ended) {
   live_.updated = time(nullptr);
   live_.ended = ended;
   WriteAtomically(dir_fd_, step_dir_, LiveRecordName(options_.rank),
-                  EncodeLiveRecord(live_))
+                  EncodeLiveRecord(live_), /*durable=*/false)
       .ok();
 }
 

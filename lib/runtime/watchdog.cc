@@ -11,10 +11,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <vector>
 
 #include "base/clock.h"
@@ -263,9 +265,11 @@ Status OpenStepDir(const WatchdogOptions& o, const EnvMap& env, Fd* fd,
                    std::string* path) {
   const std::string* job = EnvFind(env, "SLURM_JOB_ID");
   const std::string* step = EnvFind(env, "SLURM_STEP_ID");
-  std::string name = "dist-train-watchdog-" +
-                     (job ? *job : "pid" + std::to_string(getpid())) + "." +
-                     (step ? *step : std::string("0"));
+  std::optional<uint64_t> restarts;
+  DT_RETURN_IF_ERROR(EnvCount(env, "SLURM_RESTART_COUNT", &restarts));
+  std::string name =
+      WatchdogStepDirName(job ? *job : "pid" + std::to_string(getpid()),
+                          step ? *step : "0", restarts.value_or(0));
   Fd base;
   base.Reset(open(o.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (base.get() < 0) return Errno("watchdog: directory " + o.dir);
@@ -288,6 +292,9 @@ Status Launch(Watch* w) {
   g_started.dump_fd = w->dump_fd;
   DT_RETURN_IF_ERROR(InstallDumpHandler());
   w->worker = getpid();
+  // What the worker's stdio holds now would be written a second time by
+  // the watchdog's copy (its requeue flushes stdio before the step ends).
+  fflush(nullptr);
   pid_t pid = fork();
   if (pid < 0) return Errno("watchdog: fork");
   if (pid == 0) WatchLoop(*w);
@@ -296,6 +303,12 @@ Status Launch(Watch* w) {
 }
 
 }  // namespace
+
+std::string WatchdogStepDirName(const std::string& job, const std::string& step,
+                                uint64_t restarts) {
+  std::string name = "dist-train-watchdog-" + job + "." + step;
+  return restarts > 0 ? name + ".r" + std::to_string(restarts) : name;
+}
 
 Status StartWatchdog(const WatchdogOptions& o) {
   std::lock_guard<std::mutex> lock(g_start_mutex);

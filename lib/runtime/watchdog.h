@@ -36,7 +36,7 @@ struct WatchdogOptions {
   double seconds = 0;
   // Where stacks, records and the summary go: DT_WATCHDOG_DIR, else
   // SLURM_SUBMIT_DIR, else the working directory; in it, one directory
-  // per step, "dist-train-watchdog-JOB.STEP" (made 0700, must be ours).
+  // per step, WatchdogStepDirName (made 0700, must be ours).
   std::string dir;
   int rank = 0;        // given, else RANK, else SLURM_PROCID, else 0
   int world_size = 1;  // given, else WORLD_SIZE, else SLURM_NTASKS, else 1
@@ -55,6 +55,13 @@ struct WatchdogOptions {
   double dump_seconds = 2;     // how long the worker gets to write its stacks
   double gather_seconds = 20;  // how long rank 0 waits for all records
 };
+
+// "dist-train-watchdog-JOB.STEP", and ".rN" after it on the Nth requeued
+// run of the job (SLURM_RESTART_COUNT): a requeued job numbers its steps
+// from 0 again, and its records, summary and stacks must not meet the
+// run before's, which stay for the post-mortem.
+std::string WatchdogStepDirName(const std::string& job, const std::string& step,
+                                uint64_t restarts);
 
 // The options from the environment; `rank` >= 0 and `world_size` > 0 win
 // over it. Seconds 0 (and nothing else read) when DT_WATCHDOG is unset;

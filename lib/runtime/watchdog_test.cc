@@ -251,6 +251,34 @@ TEST(WatchdogTest, SaveInWatchdogDirWritesOnlyWhenAWatchdogIsAsked) {
   EXPECT_FALSE(SaveInWatchdogDir(env, "preflight.txt", "x").ok());
 }
 
+// A requeued job numbers its steps from 0 again: its second run's step 1
+// has a directory of its own, and the first run's stays as it was.
+TEST(WatchdogTest, ARequeuedRunHasItsOwnStepDirectory) {
+  testing_files::TempDir dir;
+  EnvMap env = {{"DT_WATCHDOG_DIR", dir.path()},
+                {"DT_WATCHDOG", "30"},
+                {"SLURM_JOB_ID", "5"},
+                {"SLURM_STEP_ID", "1"},
+                {"SLURM_RESTART_COUNT", "0"}};
+  ASSERT_TRUE(SaveInWatchdogDir(env, "summary.txt", "run 1\n").ok());
+  env["SLURM_RESTART_COUNT"] = "2";
+  ASSERT_TRUE(SaveInWatchdogDir(env, "preflight.txt", "run 3\n").ok());
+  EXPECT_EQ(Text(dir.path() + "/dist-train-watchdog-5.1/summary.txt"),
+            "run 1\n");
+  EXPECT_EQ(Text(dir.path() + "/dist-train-watchdog-5.1.r2/preflight.txt"),
+            "run 3\n");
+  struct stat st {};
+  EXPECT_NE(
+      stat((dir.path() + "/dist-train-watchdog-5.1.r2/summary.txt").c_str(),
+           &st),
+      0)
+      << "the run before's summary is not this run's";
+  env["SLURM_RESTART_COUNT"] = "two";
+  EXPECT_NE(
+      SaveInWatchdogDir(env, "x", "x").message().find("SLURM_RESTART_COUNT"),
+      std::string::npos);
+}
+
 TEST(WatchdogTest, AStepDirectoryOfSomeoneElseIsRefused) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to plant another owner's dir";
   testing_files::TempDir dir;
