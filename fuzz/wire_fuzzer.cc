@@ -1,7 +1,8 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 //
-// The runtime's frame reader and both halves of the handshake, fed what a
-// hostile peer sends (lib/runtime/wire.h, handshake.h). The input's first
+// The runtime's frame reader, both halves of the handshake and the address
+// table's decoder, fed what a hostile peer sends (lib/runtime/wire.h,
+// handshake.h, address_table.h). The input's first
 // byte picks the reader and whether this side holds the job's secret; the
 // rest is the peer's byte stream, through a real socket (a socketpair)
 // closed after it, so every read ends at once. Properties: nothing is
@@ -12,8 +13,10 @@
 #include <unistd.h>
 
 #include <string>
+#include <vector>
 
 #include "fuzz/fuzz_check.h"
+#include "runtime/address_table.h"
 #include "runtime/handshake.h"
 #include "runtime/wire.h"
 
@@ -99,17 +102,37 @@ void Client(Conn* c, const Credentials& cred) {
   }
 }
 
+// The address table rank 0 sends (authenticated, but not trusted): every
+// address it yields is host:port with a printable host.
+void Table(std::string_view bytes) {
+  std::vector<std::string> addrs;
+  Status st = DecodeAddressTable(std::string(bytes), 4, &addrs);
+  CheckPrintable(st);
+  if (!st.ok()) return;
+  FuzzCheck(addrs.size() == 4, "a table of the wrong length was taken");
+  for (const std::string& a : addrs) {
+    std::string round;
+    FuzzCheck(EncodeAddressTable({a}, &round).ok(),
+              "a decoded address is not host:port", a);
+    CheckPrintable(Status::Internal(a));
+  }
+}
+
 }  // namespace
 
-// The first byte: bit 4 = this side has no secret, the rest % 5 = the reader.
+// The first byte: bit 4 = this side has no secret, the rest % 6 = the reader.
 int FuzzWire(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const uint8_t mode = data[0];
+  const int reader = (mode & 0x0f) % 6;
+  if (reader == 5) {
+    Table(FuzzText(data + 1, size - 1));
+    return 0;
+  }
   Peer peer(FuzzText(data + 1, size - 1));
   Conn* c = peer.conn();
   if (c == nullptr) return 0;
   const Credentials& cred = (mode & 0x10) ? kNoSecret : kWithSecret;
-  const int reader = (mode & 0x0f) % 5;
   if (reader == 0) Frames(c, kMaxFrame);
   if (reader == 1) Frames(c, mode >> 5);  // tiny limits: 0..7 bytes
   if (reader == 2) Server(c, cred, -1);

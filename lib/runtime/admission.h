@@ -14,6 +14,7 @@
 #ifndef DIST_TRAIN_LIB_RUNTIME_ADMISSION_H_
 #define DIST_TRAIN_LIB_RUNTIME_ADMISSION_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <list>
@@ -30,12 +31,24 @@ struct AdmissionLimits {
   // From accept to a complete JOIN; real ranks answer HELLO at once.
   double handshake_seconds = 0.5;
   // Unauthenticated connections held per source address and in all.
-  // Generous enough for every rank of a big one-machine job connecting at
-  // once (all from 127.0.0.1), small enough for the default 1024 fds.
+  // Generous enough for a job's ranks connecting at once (ForWorld), small
+  // enough for the default 1024 fds.
   size_t per_source = 64;
   size_t total = 512;
   // Refusal lines written before they are only counted.
   int logged_refusals = 10;
+
+  // Rank 0's limits for `world` ranks: every rank of a one-machine job may
+  // be waiting at once from one address (127.0.0.1), so never fewer than
+  // the world. With 64, 1,024 ranks starting on 2 CPUs had their own
+  // connections dropped as the oldest (5,329 times in one start) and
+  // joined again.
+  static AdmissionLimits ForWorld(size_t world) {
+    AdmissionLimits l;
+    l.per_source = std::max(l.per_source, world);
+    l.total = std::max(l.total, world + 64);
+    return l;
+  }
 };
 
 class Admission {

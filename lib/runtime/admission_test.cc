@@ -63,6 +63,15 @@ std::string ReadToEnd(Conn* c) {
   return all + "<still open>";
 }
 
+TEST(AdmissionTest, AWorldOfRanksFromOneAddressAlwaysFits) {
+  AdmissionLimits small = AdmissionLimits::ForWorld(8);
+  EXPECT_EQ(small.per_source, 64u);
+  EXPECT_EQ(small.total, 512u);
+  AdmissionLimits big = AdmissionLimits::ForWorld(1024);
+  EXPECT_EQ(big.per_source, 1024u);
+  EXPECT_EQ(big.total, 1088u);
+}
+
 TEST(AdmissionTest, IdleAndGarbageConnectionsDoNotDelayARealPeer) {
   Server s;
   std::vector<Conn> strangers;

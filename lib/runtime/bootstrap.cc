@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "base/parse.h"
+#include "runtime/address_table.h"
 #include "runtime/admission.h"
 #include "runtime/communicator_impl.h"
 #include "runtime/ring_collectives.h"
@@ -131,8 +132,10 @@ Status ServeRendezvous(CommunicatorImpl* comm, int data_port,
   comm->addr[0] = comm->opt.master_addr + ":" + std::to_string(data_port);
   int joined = 1;
   {
-    Admission admission(listen_fd, comm->cred, comm->size,
-                        [comm](const std::string& m) { comm->Log(m); });
+    Admission admission(
+        listen_fd, comm->cred, comm->size,
+        [comm](const std::string& m) { comm->Log(m); },
+        AdmissionLimits::ForWorld(static_cast<size_t>(comm->size)));
     auto vet = [comm](const JoinInfo& j) { return VetJoin(comm, j); };
     while (joined < comm->size) {
       Conn conn;
@@ -144,7 +147,7 @@ Status ServeRendezvous(CommunicatorImpl* comm, int data_port,
   close(listen_fd);
   if (joined < comm->size) return MissingRanks(comm, port);
   std::string table;
-  for (const std::string& data_addr : comm->addr) PutString(&table, data_addr);
+  DT_RETURN_IF_ERROR(EncodeAddressTable(comm->addr, &table));
   for (int r = 1; r < comm->size; ++r)
     DT_RETURN_IF_ERROR(
         comm->ctrl[r].SendFrame(FrameType::kTable, table, deadline));
@@ -279,16 +282,13 @@ Status Rendezvous(CommunicatorImpl* comm, int data_port,
   FrameType type;
   std::string table;
   DT_RETURN_IF_ERROR(comm->ctrl[0].RecvFrame(&type, &table, deadline, 1 << 24));
-  size_t pos = 0;
-  comm->addr.assign(comm->size, "");
-  std::string host;
-  int port = 0;
-  for (std::string& data_addr : comm->addr) {
-    if (type != FrameType::kTable || !GetString(table, &pos, 512, &data_addr) ||
-        !SplitDataAddress(data_addr, &host, &port))
-      return Status::Internal("rank 0 sent a malformed address table");
-  }
-  return Status::OK();
+  if (type == FrameType::kAbort) return Status::Unavailable(table);
+  if (type != FrameType::kTable)
+    return Status::Internal("rank 0 sent frame type " +
+                            std::to_string(static_cast<int>(type)) +
+                            " where the address table belongs");
+  return DecodeAddressTable(table, static_cast<size_t>(comm->size),
+                            &comm->addr);
 }
 
 // Joining the next rank runs beside admitting the previous one (each rank

@@ -143,6 +143,8 @@ class CommunicatorImpl {
   bool shm_oversubscribed = false;
   // When an oversubscribed barrier waiter yields, when it sleeps.
   YieldPolicy yield_policy;
+  // How long a barrier waiter sleeps between looks for failure notices.
+  NapSchedule naps{1, 1};
   // How long a barrier waiter with a CPU of its own spins.
   SpinPolicy spin_policy;
   // Small socket transfers spin before they sleep (SocketSpinPays).

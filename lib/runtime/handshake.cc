@@ -10,7 +10,7 @@ namespace dist_train {
 namespace {
 
 constexpr char kMagic[] = "DTRV";
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: compact address table, kAgree
 constexpr size_t kNonce = 32;
 
 // A fresh nonce, or an error: never a predictable one.

@@ -278,12 +278,12 @@ TEST(HandshakeTest, ClientRejectsABadHello) {
     const char* message;
     bool foreign;
   } cases[] = {
-      {"truncated", FrameType::kHello, Hello("DTRV", 1, 31),
+      {"truncated", FrameType::kHello, Hello("DTRV", 2, 31),
        Status::Code::kUnavailable, "server is not a dist-train rendezvous",
        true},
       {"empty", FrameType::kHello, "", Status::Code::kUnavailable,
        "server is not a dist-train rendezvous", true},
-      {"too long", FrameType::kHello, Hello("DTRV", 1, 33),
+      {"too long", FrameType::kHello, Hello("DTRV", 2, 33),
        Status::Code::kUnavailable, "server is not a dist-train rendezvous",
        true},
       {"oversized", FrameType::kHello, std::string(300, 'x'),
@@ -291,15 +291,15 @@ TEST(HandshakeTest, ClientRejectsABadHello) {
        "server is not a dist-train rendezvous (server sent a frame of 301 "
        "bytes (limit 256))",
        true},
-      {"other magic", FrameType::kHello, Hello("HTTP", 1, 32),
+      {"other magic", FrameType::kHello, Hello("HTTP", 2, 32),
        Status::Code::kUnavailable, "server is not a dist-train rendezvous",
        true},
-      {"not a HELLO", FrameType::kAccept, Hello("DTRV", 1, 32),
+      {"not a HELLO", FrameType::kAccept, Hello("DTRV", 2, 32),
        Status::Code::kUnavailable, "server is not a dist-train rendezvous",
        true},
-      {"other version", FrameType::kHello, Hello("DTRV", 2, 32),
+      {"other version", FrameType::kHello, Hello("DTRV", 1, 32),
        Status::Code::kInvalidArgument,
-       "server speaks protocol version 2, we speak 1", false},
+       "server speaks protocol version 1, we speak 2", false},
   };
   for (const Case& c : cases) {
     Link l;

@@ -25,6 +25,7 @@
 #include "runtime/communicator_impl.h"
 #include "runtime/reduce.h"
 #include "runtime/ring_collectives.h"
+#include "runtime/star_agreement.h"
 
 namespace dist_train {
 
@@ -60,10 +61,12 @@ void FutexWakeAll(std::atomic<uint32_t>* word) {
   syscall(SYS_futex, FutexWord(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
-// Sleeps while the word still holds `seen` (at most 10 ms, so failures are
+// Sleeps while the word still holds `seen` (at most `nap`, so failures are
 // still polled for).
-void FutexWait(std::atomic<uint32_t>* word, uint32_t seen) {
-  timespec ts{0, 10 * 1000 * 1000};
+void FutexWait(std::atomic<uint32_t>* word, uint32_t seen,
+               std::chrono::milliseconds nap) {
+  timespec ts{static_cast<time_t>(nap.count() / 1000),
+              static_cast<long>(nap.count() % 1000) * 1000 * 1000};
   syscall(SYS_futex, FutexWord(word), FUTEX_WAIT, static_cast<int>(seen), &ts,
           nullptr, 0);
 }
@@ -86,20 +89,17 @@ Status ShmWanted(CommunicatorImpl* comm, bool* wanted) {
 // (DT_SHM=0 on rank 0), passed to every rank.
 Status AgreeOnBaseName(CommunicatorImpl* comm, bool wanted,
                        std::string* base_name) {
-  // A chain along the ring, as cheap as it gets with hundreds of ranks on
-  // one machine. Rank 0 alone decides, so no rank takes another path.
-  char base[64] = {0};
-  if (comm->rank == 0 && wanted)
-    snprintf(base, sizeof(base), "%s", ShmSegment::RandomName().c_str());
-  DT_RETURN_IF_ERROR(RingBroadcast(comm->AllRanks(), base, sizeof(base), 0));
-  *base_name = std::string(base, strnlen(base, sizeof(base)));
-  return Status::OK();
+  // Rank 0 alone decides, so no rank takes another path.
+  base_name->clear();
+  if (comm->rank == 0 && wanted) *base_name = ShmSegment::RandomName();
+  return StarBroadcast(&comm->ctrl, comm->rank, 64, base_name,
+                       DeadlineIn(comm->opt.timeout_seconds));
 }
 
 // The minimum of `flag` over all ranks, into `flag`.
 Status AllRanksMin(CommunicatorImpl* comm, int32_t* flag) {
-  return RingAllReduce(comm->AllRanks(), reinterpret_cast<char*>(flag), 1,
-                       DataType::kInt32, ReduceOp::kMin);
+  return StarAllMin(&comm->ctrl, comm->rank, flag,
+                    DeadlineIn(comm->opt.timeout_seconds));
 }
 
 }  // namespace
@@ -160,6 +160,7 @@ Status SetupShm(CommunicatorImpl* comm) {
   }
   comm->hierarchical = comm->leaders.size() > 1;
   comm->shm_oversubscribed = oversubscribed;
+  comm->naps = NapSchedule(n, sysconf(_SC_NPROCESSORS_ONLN));
   return Status::OK();
 }
 
@@ -203,6 +204,7 @@ Status CommunicatorImpl::ShmBarrier(bool patient) {
   Deadline deadline{};
   std::optional<Clock::time_point> spin_end, last_poll;
   yield_policy.StartWait();
+  naps.StartWait();
   const bool spin_long = !shm_oversubscribed && spin_policy.SpinLong();
   for (uint64_t spin = 0;; ++spin) {
     if (ShmBarrierDone()) {
@@ -247,7 +249,7 @@ Status CommunicatorImpl::ShmBarrier(bool patient) {
     uint32_t seen = shm.wake()->load(std::memory_order_seq_cst);
     shm.sleepers()->fetch_add(1, std::memory_order_seq_cst);
     bool done = ShmBarrierDone();
-    if (!done) FutexWait(shm.wake(), seen);
+    if (!done) FutexWait(shm.wake(), seen, naps.Next());
     shm.sleepers()->fetch_sub(1, std::memory_order_seq_cst);
     if (done) {
       if (!shm_oversubscribed) spin_policy.WaitEnded(false);

@@ -37,6 +37,7 @@ enum class FrameType : uint8_t {
   kTable = 5,   // rank 0 -> all: every rank's data address
   kAbort = 6,   // any -> rank 0 -> all: a rank failed
   kBye = 7,     // a rank shuts down cleanly: its disconnect is no failure
+  kAgree = 8,   // rank <-> rank 0 at set-up: a value every rank must share
 };
 
 // An owned, connected TCP socket. Movable, not copyable.

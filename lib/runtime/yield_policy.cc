@@ -28,4 +28,16 @@ void YieldPolicy::Yielded(Clock::time_point before, Clock::time_point after) {
   backoff_until_ = after + backoff_;
 }
 
+NapSchedule::NapSchedule(int local_ranks, long cpus) {
+  const long per_cpu = local_ranks / std::max(1L, cpus);
+  limit_ = std::clamp<std::chrono::milliseconds>(
+      std::chrono::milliseconds(per_cpu), kFirst, kMost);
+}
+
+std::chrono::milliseconds NapSchedule::Next() {
+  std::chrono::milliseconds nap = next_;
+  next_ = std::min(next_ * 2, limit_);
+  return nap;
+}
+
 }  // namespace dist_train

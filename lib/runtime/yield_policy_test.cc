@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <vector>
 
 namespace dist_train {
 namespace {
@@ -125,6 +126,35 @@ TEST(YieldPolicyTest, AYieldJustOverTheThresholdCountsAsLong) {
   EXPECT_TRUE(p.MayYield(t.now));
   t.Yield(&p, YieldPolicy::kLongYield + microseconds(1));
   EXPECT_FALSE(p.MayYield(t.now));
+}
+
+std::vector<int64_t> Naps(NapSchedule* s, int k) {
+  std::vector<int64_t> ms;
+  for (int i = 0; i < k; ++i) ms.push_back(s->Next().count());
+  return ms;
+}
+
+TEST(NapScheduleTest, WithACpuPerRankEveryNapIsTenMilliseconds) {
+  NapSchedule s(8, 8);
+  EXPECT_EQ(Naps(&s, 4), (std::vector<int64_t>{10, 10, 10, 10}));
+  NapSchedule four_on_two(4, 2);
+  EXPECT_EQ(Naps(&four_on_two, 3), (std::vector<int64_t>{10, 10, 10}));
+}
+
+TEST(NapScheduleTest, ManyRanksPerCpuNapLongerTheLongerAWaitLasts) {
+  NapSchedule s(1024, 2);  // limit 512 ms
+  EXPECT_EQ(s.limit().count(), 512);
+  EXPECT_EQ(Naps(&s, 8),
+            (std::vector<int64_t>{10, 20, 40, 80, 160, 320, 512, 512}));
+  s.StartWait();  // a new wait starts short again
+  EXPECT_EQ(Naps(&s, 2), (std::vector<int64_t>{10, 20}));
+}
+
+TEST(NapScheduleTest, TheLongestNapIsOneSecond) {
+  NapSchedule s(100000, 1);
+  EXPECT_EQ(s.limit().count(), 1000);
+  NapSchedule no_cpus_known(64, 0);  // sysconf failed: as one CPU
+  EXPECT_EQ(no_cpus_known.limit().count(), 64);
 }
 
 }  // namespace
