@@ -19,6 +19,7 @@
 #include "base/parse.h"
 #include "base/slurm_compat.h"
 #include "health/step_status.h"
+#include "runtime/watchdog.h"
 
 namespace {
 
@@ -74,7 +75,7 @@ Status ShowOnce(const Args& a, const std::string& job, const std::string& step,
   DT_RETURN_IF_ERROR(dist_train::FindStepDirs(dir, job, &names));
   std::string name = names.back();
   if (!step.empty()) {
-    name = "dist-train-watchdog-" + job + "." + step;
+    name = dist_train::kWatchdogDirPrefix + job + "." + step;
     if (std::find(names.begin(), names.end(), name) == names.end())
       return Status::NotFound("step " + job + "." + step + " has no " + name +
                               " in " + dir);

@@ -12,6 +12,7 @@
 #include "base/parse.h"
 #include "runtime/checkpoint_files.h"
 #include "runtime/step_timer.h"
+#include "runtime/watchdog.h"
 
 namespace dist_train {
 namespace {
@@ -21,7 +22,7 @@ constexpr const char* kHangLine = "dist-train: watchdog: rank ";
 constexpr size_t kMaxFile = 1 << 20;
 
 std::string StepDirPrefix(const std::string& job) {
-  return "dist-train-watchdog-" + job + ".";
+  return kWatchdogDirPrefix + job + ".";
 }
 
 // A step directory's suffix, "STEP" or "STEP.rN" (the Nth requeued run):
@@ -141,7 +142,7 @@ Status ReadStepStatus(const std::string& base, const std::string& name,
                       StepStatus* out) {
   *out = StepStatus{};
   out->dir = base + "/" + name;
-  const std::string prefix = "dist-train-watchdog-";
+  const std::string prefix = kWatchdogDirPrefix;
   size_t dot = name.find('.', prefix.size());  // job ids have no dot
   if (name.compare(0, prefix.size(), prefix) == 0 && dot != std::string::npos &&
       dot > prefix.size()) {

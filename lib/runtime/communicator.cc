@@ -10,7 +10,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,12 +30,11 @@ void SayToStderr(const std::string& line) {
   fprintf(stderr, "%s\n", line.c_str());
 }
 
-// A requeued run's rank 0 says how it got here, once per process.
+// A requeued run's rank 0 says how it got here, once per process (its
+// watchdog may have said it already).
 void SayHistoryOnce(const EnvMap& env) {
-  static std::once_flag once;
-  std::call_once(once, [&env] {
+  if (ClaimRequeueHistory())
     SayRequeueHistory(env, SlurmRequeueOps(), kNodeLossPrefix, SayToStderr);
-  });
 }
 
 }  // namespace

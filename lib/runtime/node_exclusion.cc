@@ -1,6 +1,8 @@
 // Copyright dist-train authors. SPDX-License-Identifier: MIT
 #include "runtime/node_exclusion.h"
 
+#include <atomic>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -130,6 +132,11 @@ void SayRequeueHistory(const EnvMap& env, const RequeueOps& ops,
       std::to_string(b.job) + " (requeued " + std::to_string(b.restarts) +
       " of at most " + std::to_string(b.max) + " times); its ExcNodeList is " +
       shown);
+}
+
+bool ClaimRequeueHistory() {
+  static std::atomic<bool> claimed{false};
+  return !claimed.exchange(true);
 }
 
 Status ReadRequeueBudget(const EnvMap& env, RequeueBudget* budget) {

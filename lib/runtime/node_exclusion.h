@@ -78,6 +78,12 @@ void RequeueAndSay(const EnvMap& env, const RequeueOps& ops,
 void SayRequeueHistory(const EnvMap& env, const RequeueOps& ops,
                        const std::string& prefix, const SayLine& say);
 
+// Whether this process is the first to claim that line: rank 0's
+// communicator (node-loss=requeue) and its watchdog (watchdog-policy=
+// requeue) would each say it, so with both set the job's log had it twice.
+// Whichever starts first says it (the watchdog claims before it forks).
+bool ClaimRequeueHistory();
+
 }  // namespace dist_train
 
 #endif  // DIST_TRAIN_LIB_RUNTIME_NODE_EXCLUSION_H_

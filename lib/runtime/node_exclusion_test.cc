@@ -153,6 +153,19 @@ TEST(NodeExclusionTest, ASignalTakenByAnotherThreadWaitsTooThenArrives) {
       << "status " << status;
 }
 
+// In a child process: this test process may have claimed it already.
+TEST(NodeExclusionTest, TheRequeueHistoryIsClaimedOncePerProcess) {
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    bool first = ClaimRequeueHistory(), second = ClaimRequeueHistory();
+    _exit(first && !second ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST(NodeExclusionTest, BudgetFromTheEnvironment) {
   RequeueBudget b;
   ASSERT_TRUE(ReadRequeueBudget({{"SLURM_JOB_ID", "7"}}, &b).ok());

@@ -107,6 +107,7 @@ struct Watch {
   pid_t worker = 0;
   ProgressRecord* record = nullptr;
   int dump_fd = -1;
+  bool say_history = false;  // the requeue history is ours to say
 };
 
 std::string RecordName(int rank) {
@@ -236,7 +237,7 @@ void CloseInherited(const Watch& w) {
   ProgressSnapshot last = Snapshot(*w.record);
   double changed = MonotonicSeconds();
   StepTimer timer(w.opt, w.worker, w.record, w.dir_fd, w.step_dir);
-  if (w.opt.rank == 0 && w.opt.requeue) {  // the history, on a requeued run
+  if (w.say_history) {  // on a requeued run
     SayRequeueHistory(ProcessEnv(), w.opt.requeue_ops, "dist-train: watchdog: ",
                       [](const std::string& line) { Say(line + "\n"); });
   }
@@ -292,6 +293,7 @@ Status Launch(Watch* w) {
   g_started.dump_fd = w->dump_fd;
   DT_RETURN_IF_ERROR(InstallDumpHandler());
   w->worker = getpid();
+  w->say_history = w->opt.rank == 0 && w->opt.requeue && ClaimRequeueHistory();
   // What the worker's stdio holds now would be written a second time by
   // the watchdog's copy (its requeue flushes stdio before the step ends).
   fflush(nullptr);
@@ -306,7 +308,7 @@ Status Launch(Watch* w) {
 
 std::string WatchdogStepDirName(const std::string& job, const std::string& step,
                                 uint64_t restarts) {
-  std::string name = "dist-train-watchdog-" + job + "." + step;
+  std::string name = kWatchdogDirPrefix + job + "." + step;
   return restarts > 0 ? name + ".r" + std::to_string(restarts) : name;
 }
 

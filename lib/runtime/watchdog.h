@@ -56,6 +56,9 @@ struct WatchdogOptions {
   double gather_seconds = 20;  // how long rank 0 waits for all records
 };
 
+// Where a step's watchdog directories begin (dt-status finds them so).
+constexpr const char* kWatchdogDirPrefix = "dist-train-watchdog-";
+
 // "dist-train-watchdog-JOB.STEP", and ".rN" after it on the Nth requeued
 // run of the job (SLURM_RESTART_COUNT): a requeued job numbers its steps
 // from 0 again, and its records, summary and stacks must not meet the

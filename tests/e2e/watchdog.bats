@@ -53,12 +53,13 @@ EOS
 
 @test "watchdog-policy=requeue: requeued without the hung rank's node, resumed from the checkpoint" {
   # Run 0 on node[2-3] (node1 is the job's own exclusion); rank 1 on node3
-  # is stopped; run 1 must add node3 to node1 and resume.
+  # is stopped; run 1 must add node3 to node1 and resume. node-loss=requeue
+  # too: its rank 0 would say the requeue history as well, once is right.
   write_script job.sh <<EOS
 #!/bin/bash
 export DT_CHECKPOINT_DIR=$OUT/ckpt
 echo "run \${SLURM_RESTART_COUNT:-0} on \$SLURM_JOB_NODELIST"
-srun --dist-train=watchdog=10,watchdog-policy=requeue $TRAIN 7 400 20 50
+srun --dist-train=watchdog=10,watchdog-policy=requeue,node-loss=requeue $TRAIN 7 400 20 50
 echo "srun exit \$?"
 EOS
   JOB=$(cd "$OUT" && as_user sbatch --parsable --chdir="$OUT" -o "$OUT/slurm-%j.out" \
@@ -76,8 +77,17 @@ EOS
   grep -q "^dist-train: watchdog: rank 1 on node3 (pid $pid) did not progress: stopped" "$OUT/slurm-$JOB.out"
   grep -qx "dist-train: watchdog: requeueing job $JOB (requeue 1 of 3) without node3" "$OUT/slurm-$JOB.out"
   grep -qx 'run 1 on node\[2,4\]' "$OUT/slurm-$JOB.out"
-  grep -qx "dist-train: watchdog: run 2 of job $JOB (requeued 1 of at most 3 times); its ExcNodeList is node\[1,3\]" "$OUT/slurm-$JOB.out"
+  run grep -Ecx "dist-train: (watchdog|node-loss): run 2 of job $JOB \(requeued 1 of at most 3 times\); its ExcNodeList is node\[1,3\]" "$OUT/slurm-$JOB.out"
+  [ "$output" = 1 ]
+  run grep -c 'run 2 of job' "$OUT/slurm-$JOB.out"
+  [ "$output" = 1 ]
   grep -q '^resumed from the checkpoint of step [1-9][0-9]*$' "$OUT/slurm-$JOB.out"
+  # Run 0's dumps stay for the post-mortem; run 1 (steps numbered from 0
+  # again) has a directory of its own, with live records and no hang.
+  [ -s "$OUT/dist-train-watchdog-$JOB.0/summary.txt" ]
+  [ -s "$OUT/dist-train-watchdog-$JOB.0/rank-1.stacks" ]
+  [ -d "$OUT/dist-train-watchdog-$JOB.0.r1" ]
+  [ ! -e "$OUT/dist-train-watchdog-$JOB.0.r1/summary.txt" ]
   info=$(scontrol -o show job "$JOB")
   [[ $info == *"Restarts=1 "* ]]
   [[ $info == *"ExcNodeList=node[1,3] "* ]]
