@@ -328,6 +328,21 @@ TEST(CommunicatorTest, ARankThatNeverArrivesIsNamedAfterTheTimeout) {
   EXPECT_EQ(RunRanks(3, base, fn, {2}), (std::vector<int>{0, 0, -1}));
 }
 
+// Set-up agreements go over the control star: a rank that refuses its
+// DT_SHM must fail every rank with its reason, not leave them waiting.
+TEST(CommunicatorTest, ABadDtShmOnOneRankFailsEveryRankNamingIt) {
+  auto fn = [](const Options& o) {
+    if (o.rank == 2) setenv("DT_SHM", "maybe", 1);
+    std::unique_ptr<Communicator> c;
+    Status s = Communicator::Create(o, &c);
+    CHILD_CHECK(!s.ok(), "rank %d was created", o.rank);
+    CHILD_CHECK(s.message().find("DT_SHM") != std::string::npos, "rank %d: %s",
+                o.rank, s.message().c_str());
+    return 0;
+  };
+  EXPECT_EQ(RunRanks(3, Base(3, FreePort()), fn), std::vector<int>(3, 0));
+}
+
 TEST(CommunicatorTest, APortAlreadyInUseMovesEveryoneToTheNextCandidate) {
   int port = FreePort();
   int busy = -1, bound = 0;

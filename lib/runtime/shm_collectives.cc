@@ -92,14 +92,16 @@ Status AgreeOnBaseName(CommunicatorImpl* comm, bool wanted,
   // Rank 0 alone decides, so no rank takes another path.
   base_name->clear();
   if (comm->rank == 0 && wanted) *base_name = ShmSegment::RandomName();
-  return StarBroadcast(&comm->ctrl, comm->rank, 64, base_name,
-                       DeadlineIn(comm->opt.timeout_seconds));
+  Status s = StarBroadcast(&comm->ctrl, comm->rank, 64, base_name,
+                           DeadlineIn(comm->opt.timeout_seconds));
+  return s.ok() ? s : comm->Fail(s);  // the others must not wait for us
 }
 
 // The minimum of `flag` over all ranks, into `flag`.
 Status AllRanksMin(CommunicatorImpl* comm, int32_t* flag) {
-  return StarAllMin(&comm->ctrl, comm->rank, flag,
-                    DeadlineIn(comm->opt.timeout_seconds));
+  Status s = StarAllMin(&comm->ctrl, comm->rank, flag,
+                        DeadlineIn(comm->opt.timeout_seconds));
+  return s.ok() ? s : comm->Fail(s);  // the others must not wait for us
 }
 
 }  // namespace

@@ -15,6 +15,8 @@ Status ReadAgreement(Conn* conn, size_t max_len, std::string* payload,
   DT_RETURN_IF_ERROR(conn->RecvFrame(&type, payload, deadline,
                                      std::max<size_t>(max_len, 4096)));
   if (type == FrameType::kAbort) return Status::Unavailable(*payload);
+  if (type == FrameType::kBye)
+    return Status::Unavailable(conn->peer() + " left during set-up");
   if (type != FrameType::kAgree || payload->size() > max_len) {
     return Status::Internal(
         conn->peer() + " sent " + std::to_string(payload->size()) +

@@ -113,6 +113,13 @@ TEST(StarAgreementTest, AnAbortNoticeIsTheError) {
   EXPECT_EQ(flag, 1);
 }
 
+TEST(StarAgreementTest, AGoodbyeDuringSetUpIsAnError) {
+  int32_t flag = 1;
+  Status s = LeafReads(FrameType::kBye, "", &flag);
+  EXPECT_EQ(s.code(), Status::Code::kUnavailable);
+  EXPECT_EQ(s.message(), "rank 0 left during set-up");
+}
+
 TEST(StarAgreementTest, RankZeroNamesARankThatLeft) {
   Star star(3);
   std::string one;
