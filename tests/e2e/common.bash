@@ -102,6 +102,17 @@ pid_of_rank() {
   return 1
 }
 
+# requeued_once_and_resumed EXCLUDED: job $JOB was requeued once, its
+# second run resumed from a checkpoint, and its ExcNodeList is EXCLUDED
+# (as scontrol prints it, e.g. node[1,3]).
+requeued_once_and_resumed() {
+  local info
+  grep -q '^resumed from the checkpoint of step [1-9][0-9]*$' "$OUT/slurm-$JOB.out"
+  info=$(scontrol -o show job "$JOB")
+  [[ $info == *"Restarts=1 "* ]]
+  [[ $info == *"ExcNodeList=$1 "* ]]
+}
+
 # same_weights_as_uninterrupted STEPS [sbatch args...]: job $JOB's final
 # weights (train_linear seed 7, STEPS steps, resumed after a requeue) are
 # bit for bit those of a run of the same steps never interrupted, on the

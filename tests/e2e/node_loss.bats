@@ -69,10 +69,7 @@ EOS
   grep -qx "dist-train: node-loss: requeueing job $JOB (requeue 1 of 3) without node2" "$OUT/slurm-$JOB.out"
   grep -qx 'run 1 on node\[1,3-4\]' "$OUT/slurm-$JOB.out"
   grep -qx "dist-train: node-loss: run 2 of job $JOB (requeued 1 of at most 3 times); its ExcNodeList is node2" "$OUT/slurm-$JOB.out"
-  grep -q '^resumed from the checkpoint of step [1-9][0-9]*$' "$OUT/slurm-$JOB.out"
-  info=$(scontrol -o show job "$JOB")
-  [[ $info == *"Restarts=1 "* ]]
-  [[ $info == *"ExcNodeList=node2 "* ]]
+  requeued_once_and_resumed 'node2'
   reconnect_node2
   same_weights_as_uninterrupted 500 -N3 --ntasks-per-node=1
 }

@@ -81,16 +81,13 @@ EOS
   [ "$output" = 1 ]
   run grep -c 'run 2 of job' "$OUT/slurm-$JOB.out"
   [ "$output" = 1 ]
-  grep -q '^resumed from the checkpoint of step [1-9][0-9]*$' "$OUT/slurm-$JOB.out"
   # Run 0's dumps stay for the post-mortem; run 1 (steps numbered from 0
   # again) has a directory of its own, with live records and no hang.
   [ -s "$OUT/dist-train-watchdog-$JOB.0/summary.txt" ]
   [ -s "$OUT/dist-train-watchdog-$JOB.0/rank-1.stacks" ]
   [ -d "$OUT/dist-train-watchdog-$JOB.0.r1" ]
   [ ! -e "$OUT/dist-train-watchdog-$JOB.0.r1/summary.txt" ]
-  info=$(scontrol -o show job "$JOB")
-  [[ $info == *"Restarts=1 "* ]]
-  [[ $info == *"ExcNodeList=node[1,3] "* ]]
+  requeued_once_and_resumed 'node[1,3]'
   same_weights_as_uninterrupted 400 -N2 --ntasks-per-node=1
   no_node_drained
 }
