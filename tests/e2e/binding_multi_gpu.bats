@@ -111,19 +111,23 @@ EOS
 }
 
 @test "verbose: each node's plan names global and local ranks, GPU model, NIC choice" {
+  # --label: srun then writes each task's lines whole. Without it, the two
+  # nodes' reports (each one write of several KiB, which slurmstepd sends
+  # in pieces) can meet in the middle of a line (a CI run's failure).
   write_script job.sh <<'EOS'
 #!/bin/bash
 #SBATCH --dist-train=verbose
-srun python3 dump_task.py .
+srun --label python3 dump_task.py .
 EOS
   run_job -N2 --ntasks-per-node=4 job.sh
   [ "$JOB_STATE" = COMPLETED ]
   cat "$OUT/slurm-$JOB.out"
-  [ "$(grep -c '^rank  local  gpu  model  ' "$OUT/slurm-$JOB.out")" -eq 2 ]
+  sed -E 's/^ *[0-9]+: //' "$OUT/slurm-$JOB.out" >"$OUT/unlabelled.out"
+  [ "$(grep -c '^rank  local  gpu  model  ' "$OUT/unlabelled.out")" -eq 2 ]
   # rank, local rank, GPUs, model and NIC choice of every row of both tables
   rows=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-3]$/ && $4 == "10de:2330" {
       print $1, $2, $3, ($0 ~ /rdma, same PCIe switch as GPU [0246] \(4 hops\)/) }' \
-    "$OUT/slurm-$JOB.out" | sort -n)
+    "$OUT/unlabelled.out" | sort -n)
   echo "$rows"
   [ "$rows" = "$(printf '%s\n' '0 0 0-1 1' '1 1 2-3 1' '2 2 4-5 1' '3 3 6-7 1' \
     '4 0 0-1 1' '5 1 2-3 1' '6 2 4-5 1' '7 3 6-7 1')" ]
