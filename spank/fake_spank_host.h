@@ -34,7 +34,6 @@ class FakeSpankHost : public SpankHost {
   std::map<std::string, std::string> node_addrs;
   std::map<uint32_t, uint32_t> global_ids;  // local -> global task id
   int end_time_rpcs = 0, node_addr_rpcs = 0;
-  int env_sets = 0;  // SetEnv calls: each is a 256 KiB memset in Slurm
   std::vector<std::string> infos, verboses, errors;
 
   spank_context_t Context() override { return context; }
@@ -76,7 +75,6 @@ class FakeSpankHost : public SpankHost {
   spank_err_t SetEnv(const char* name, const char* value,
                      int overwrite) override {
     if (!overwrite && env.count(name)) return Rc(ESPANK_ENV_EXISTS);
-    ++env_sets;
     env[name] = value;
     return Rc(ESPANK_SUCCESS);
   }

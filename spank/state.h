@@ -7,12 +7,10 @@
 #define DIST_TRAIN_SPANK_STATE_H_
 
 #include <string>
-#include <vector>
 
 #include "contract/options.h"
 #include "dist_train/status.h"
 #include "wiring/node_binding.h"
-#include "wiring/node_presets.h"
 
 namespace dist_train {
 
@@ -31,9 +29,6 @@ struct PluginState {
   std::string first_host_of, first_host;
   // The step's binding, planned once per step per node in user_init.
   NodeBinding binding;
-  // What user_init set once for every task of this node
-  // (wiring/node_presets.h); task_init checks each against its own plan.
-  std::vector<Preset> presets;
 };
 
 PluginState& State();

@@ -15,7 +15,6 @@
 #include "spank_env.h"
 #include "state.h"
 #include "task_arena.h"
-#include "wiring/node_presets.h"
 #include "wiring/task_preflight.h"
 #include "wiring/task_relay.h"
 #include "wiring/task_wiring.h"
@@ -31,8 +30,8 @@ Status GetItem(SpankHost& host, spank_item_t item, const char* name, T* out) {
                              "): " + host.StrError(rc));
 }
 
-// The items of the node's step (user_init and task_init alike).
-Status GatherNodeItems(SpankHost& host, SlurmInputs* in) {
+Status GatherItems(SpankHost& host, SlurmInputs* in) {
+  int local_id = 0;
   DT_RETURN_IF_ERROR(GetItem(host, S_JOB_ID, "S_JOB_ID", &in->job_id));
   DT_RETURN_IF_ERROR(GetItem(host, S_JOB_STEPID, "S_JOB_STEPID", &in->step_id));
   DT_RETURN_IF_ERROR(
@@ -42,22 +41,16 @@ Status GatherNodeItems(SpankHost& host, SlurmInputs* in) {
                              "S_JOB_LOCAL_TASK_COUNT", &in->local_tasks));
   DT_RETURN_IF_ERROR(GetItem(host, S_JOB_TOTAL_TASK_COUNT,
                              "S_JOB_TOTAL_TASK_COUNT", &in->total_tasks));
+  DT_RETURN_IF_ERROR(GetItem(host, S_TASK_ID, "S_TASK_ID", &local_id));
+  DT_RETURN_IF_ERROR(
+      GetItem(host, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID", &in->global_task_id));
+  in->local_task_id = static_cast<uint32_t>(local_id);
   // Unknown CPUs per task only means no OMP_NUM_THREADS.
   if (!GetItem(host, S_STEP_CPUS_PER_TASK, "S_STEP_CPUS_PER_TASK",
                &in->cpus_per_task)
            .ok()) {
     in->cpus_per_task = 0;
   }
-  return Status::OK();
-}
-
-Status GatherItems(SpankHost& host, SlurmInputs* in) {
-  int local_id = 0;
-  DT_RETURN_IF_ERROR(GatherNodeItems(host, in));
-  DT_RETURN_IF_ERROR(GetItem(host, S_TASK_ID, "S_TASK_ID", &local_id));
-  DT_RETURN_IF_ERROR(
-      GetItem(host, S_TASK_GLOBAL_ID, "S_TASK_GLOBAL_ID", &in->global_task_id));
-  in->local_task_id = static_cast<uint32_t>(local_id);
   return Status::OK();
 }
 
@@ -167,56 +160,6 @@ void PrepareForTasks(SpankHost& host, uint32_t step_id, PluginState* st) {
   }
 }
 
-// Every task's inputs that do not come from its own items.
-void NodeInputs(const PluginState& st, SlurmInputs* in) {
-  in->first_node_addr = st.first_node_addr;
-  in->first_host_of = st.first_host_of;
-  in->first_host = st.first_host;
-  in->job_end_time = st.job_end_time;
-}
-
-// One value of the job's environment; unreadable counts as unset.
-std::optional<std::string> JobEnvValue(SpankHost& host,
-                                       const std::string& name) {
-  std::optional<std::string> value;
-  if (!ReadEnv(host, name.c_str(), &value).ok()) return std::nullopt;
-  return value;
-}
-
-// Plans every task of this node and sets what all the plans share once,
-// in the step's environment the tasks inherit (wiring/node_presets.h):
-// each spank_setenv zeroes a 256 KiB buffer in Slurm. Best effort: any
-// error means fewer presets, never a failed step. Slurm's per-task setup
-// adds SLURM_PROCID, SLURM_LOCALID and SLURM_NODEID after this; the plans
-// get them from the items.
-void PresetNodeEnv(SpankHost& host, PluginState* st) {
-  SlurmInputs node;
-  if (!GatherNodeItems(host, &node).ok() || node.local_tasks < 2 ||
-      node.local_tasks > 4096 || !GatherEnv(host, &node.env).ok()) {
-    return;
-  }
-  NodeInputs(*st, &node);
-  std::vector<EnvPlan> plans;
-  for (uint32_t local = 0; local < node.local_tasks; ++local) {
-    SlurmInputs in = node;
-    in.local_task_id = local;
-    if (host.GlobalTaskId(local, &in.global_task_id) != ESPANK_SUCCESS) return;
-    in.env["SLURM_PROCID"] = std::to_string(in.global_task_id);
-    in.env["SLURM_LOCALID"] = std::to_string(local);
-    in.env["SLURM_NODEID"] = std::to_string(in.node_id);
-    EnvPlan plan;
-    if (!PlanWiredTask(st->config, st->options, st->binding, &in, &plan).ok())
-      return;
-    plans.push_back(std::move(plan));
-  }
-  SpankEnvSink sink(host);
-  for (Preset& p : CommonAssignments(plans)) {
-    p.before = JobEnvValue(host, p.name);
-    if (!sink.Set(p.name, p.value).ok()) return;
-    st->presets.push_back(std::move(p));
-  }
-}
-
 }  // namespace
 
 int StepdInitPostOpt(SpankHost& host, PluginState& st) {
@@ -236,7 +179,6 @@ int StepdUserInit(SpankHost& host, PluginState& st) {
   host.GetItem(S_JOB_STEPID, &step_id);
   if (BindsStep(st.config, st.options, step_id)) PrepareBinding(host, &st);
   PrepareForTasks(host, step_id, &st);
-  PresetNodeEnv(host, &st);
   return 0;
 }
 
@@ -246,20 +188,17 @@ namespace {
 // the task.
 int ApplyTask(SpankHost& host, const PluginState& st, RelayTask* task) {
   SlurmInputs in;
-  SpankEnvSink spank_sink(host);
-  PresetSink sink(
-      st.presets,
-      [&host](const std::string& name) { return JobEnvValue(host, name); },
-      spank_sink);
+  SpankEnvSink sink(host);
   Status s = st.deferred;
   if (s.ok()) s = GatherItems(host, &in);
   if (s.ok()) s = GatherEnv(host, &in.env);
   if (s.ok()) {
-    UndoPresets(st.presets, &in.env);  // the inputs as without them
-    NodeInputs(st, &in);
+    in.first_node_addr = st.first_node_addr;
+    in.first_host_of = st.first_host_of;
+    in.first_host = st.first_host;
+    in.job_end_time = st.job_end_time;
     s = WireTask(st.config, st.options, st.binding, &in, sink, task);
   }
-  if (s.ok()) s = sink.Finish();
   if (!s.ok()) return Fail(host, in, s);
   return 0;
 }

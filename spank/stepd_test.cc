@@ -12,7 +12,6 @@
 
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -84,63 +83,6 @@ TEST_F(StepdTest, UserInitWorksOutTheFirstHostForEveryTask) {
   st_.first_host = "from-user-init";
   EXPECT_EQ(StepdTaskInit(host_, st_), 0);
   EXPECT_EQ(host_.env.at("MASTER_ADDR"), "from-user-init");
-}
-
-// user_init sets what every task of the node shares once; each task then
-// ends with exactly the environment it gets without that, for fewer sets.
-TEST_F(StepdTest, UserInitPresetsTheNodesSharedVariablesTasksEndTheSame) {
-  GiveOption(&st_, "on");
-  host_.global_ids = {{0, 0}, {1, 1}};
-  const FakeSpankHost fresh = host_;
-  const PluginState fresh_state = st_;
-  // Without presets: user_init's binding plan, none of its presets.
-  EXPECT_EQ(StepdUserInit(host_, st_), 0);
-  host_.env = fresh.env;
-  host_.env_sets = 0;
-  st_.presets.clear();
-  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
-  const std::map<std::string, std::string> alone = host_.env;
-  const int alone_sets = host_.env_sets;
-  // With them: user_init, then task 1 in a copy of the step's environment.
-  host_ = fresh;
-  st_ = fresh_state;
-  EXPECT_EQ(StepdUserInit(host_, st_), 0);
-  std::vector<std::string> preset;
-  for (const Preset& p : st_.presets) preset.push_back(p.name);
-  for (const char* name : {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE",
-                           "LOCAL_WORLD_SIZE", "NODE_RANK"}) {
-    EXPECT_NE(std::find(preset.begin(), preset.end(), name), preset.end())
-        << name;
-  }
-  for (const char* name : {"RANK", "LOCAL_RANK"}) {
-    EXPECT_EQ(std::find(preset.begin(), preset.end(), name), preset.end())
-        << name;
-  }
-  const int user_init_sets = host_.env_sets;
-  EXPECT_EQ(user_init_sets, static_cast<int>(preset.size()));
-  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
-  EXPECT_EQ(host_.env, alone);
-  EXPECT_LT(host_.env_sets - user_init_sets, alone_sets - 4);
-}
-
-// A preset whose value a task's own plan does not share is set again, and
-// one the task's plan does not set at all gets its value from before back.
-TEST_F(StepdTest, ATaskCorrectsPresetsItsPlanDoesNotShare) {
-  GiveOption(&st_, "on");
-  host_.global_ids = {{0, 0}, {1, 1}};
-  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
-  const std::map<std::string, std::string> alone = host_.env;
-  SetUp();
-  GiveOption(&st_, "on");
-  host_.env["USER_VAR"] = "mine";
-  st_.presets = {{"WORLD_SIZE", "99", std::nullopt},
-                 {"USER_VAR", "ours", std::string("mine")},
-                 {"DT_STRAY", "x", std::nullopt}};
-  for (const Preset& p : st_.presets) host_.env[p.name] = p.value;
-  EXPECT_EQ(StepdTaskInit(host_, st_), 0);
-  std::map<std::string, std::string> want = alone;
-  want["USER_VAR"] = "mine";
-  EXPECT_EQ(host_.env, want);
 }
 
 // A node list user_init cannot parse is left to task_init, which fails the

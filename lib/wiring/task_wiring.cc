@@ -27,18 +27,12 @@ std::string TaskReport(const NodeBinding& binding, const EnvPlan& plan,
   return out;
 }
 
-Status PlanWiredTask(const PluginConfig& cfg, const JobOptions& opts,
-                     const NodeBinding& binding, SlurmInputs* in,
-                     EnvPlan* plan) {
-  in->binding = RankBindingEnv(cfg, opts, binding, in->local_task_id, in->env);
-  return PlanTaskEnv(cfg, opts, *in, plan);
-}
-
 Status WireTask(const PluginConfig& cfg, const JobOptions& opts,
                 const NodeBinding& binding, SlurmInputs* in, EnvSink& sink,
                 RelayTask* relay) {
+  in->binding = RankBindingEnv(cfg, opts, binding, in->local_task_id, in->env);
   EnvPlan plan;
-  DT_RETURN_IF_ERROR(PlanWiredTask(cfg, opts, binding, in, &plan));
+  DT_RETURN_IF_ERROR(PlanTaskEnv(cfg, opts, *in, &plan));
   DT_RETURN_IF_ERROR(ApplyEnvPlan(plan, sink));
   std::string affinity_warning =
       opts.enabled ? ApplyRankAffinity(cfg, opts, binding, in->local_task_id)

@@ -31,12 +31,6 @@ std::string TaskReport(const NodeBinding& binding, const EnvPlan& plan,
                        const SlurmInputs& in,
                        const std::string& affinity_warning);
 
-// The plan of this task's environment from `in` (its binding variables
-// added from `binding` first), applying nothing.
-Status PlanWiredTask(const PluginConfig& cfg, const JobOptions& opts,
-                     const NodeBinding& binding, SlurmInputs* in,
-                     EnvPlan* plan);
-
 // Plans this task's environment from `in` (its binding variables added
 // from `binding`), applies it through `sink`, sets the CPU affinity and
 // prints the report on stderr. `relay` gets what the relay needs. An error
