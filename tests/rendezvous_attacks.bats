@@ -97,6 +97,9 @@ def pstr(b):
     return struct.pack(">I", len(b)) + b
 
 
+VERSION = 2  # the rendezvous protocol's (lib/runtime/handshake.cc kVersion)
+
+
 def squatter(kind, stop):
     """Answers like a rank 0 would, up to where it would need the secret."""
     srv = socket.socket()
@@ -111,7 +114,7 @@ def squatter(kind, stop):
             continue
         try:
             c.settimeout(1)
-            c.sendall(frame(1, b"DTRV" + struct.pack(">I", 1) +
+            c.sendall(frame(1, b"DTRV" + struct.pack(">I", VERSION) +
                             os.urandom(32) + struct.pack(">I", 1)))
             c.recv(4096)  # the JOIN
             if kind == "reject":
@@ -131,7 +134,7 @@ def bogus_join(identity):
     s.settimeout(2)
     try:
         s.recv(4096)  # HELLO
-        j = b"DTRV" + struct.pack(">I", 1) + pstr(identity) + \
+        j = b"DTRV" + struct.pack(">I", VERSION) + pstr(identity) + \
             struct.pack(">III", 1, 4, 1000) + b"n" * 32 + pstr(b"m" * 32)
         s.sendall(frame(2, j))
         s.recv(4096)
